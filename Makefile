@@ -1,0 +1,50 @@
+# One entry point for a fresh Debian machine: `make demo`, `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+EXTRAS ?= asr,tts,dev
+SYSTEM_PACKAGES := chromium xvfb pulseaudio pulseaudio-utils ffmpeg fonts-dejavu-core
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEMO_TASKS ?= A1,C1,D1,E1,F1,J1
+PYTEST_ARGS ?=
+
+.PHONY: setup system python demo test test-all lint bench clean
+
+setup: system python
+
+# apt only when a package is missing, so a set-up machine pays nothing.
+system:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+python: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -e ".[$(EXTRAS)]"
+	@touch $@
+
+demo: setup
+	$(VENV)/bin/dynacu solve --tasks '$(DEMO_TASKS)'
+
+lint: python
+	$(PY) -m ruff check dynacu_gym dynacu_agents tests benchmarks
+	$(PY) -m ruff format --check dynacu_gym dynacu_agents tests benchmarks
+	$(PY) -m mypy dynacu_gym dynacu_agents
+
+test: setup lint
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-all: setup lint
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	$(PY) benchmarks/env_overhead.py
+
+clean:
+	rm -rf $(VENV) dist build .pytest_cache .ruff_cache .mypy_cache

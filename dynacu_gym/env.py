@@ -1,0 +1,368 @@
+"""The env: a task page in a real browser, as a Gymnasium environment."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from dynacu_gym.actions import (
+    SCREEN_HEIGHT,
+    SCREEN_WIDTH,
+    SCROLL_NOTCH_PX,
+    TEXT_CHARSET,
+    Action,
+    ActionError,
+    ActionType,
+    action_space,
+    format_action,
+    to_charset,
+    validate_action,
+)
+from dynacu_gym.audio_assets import audio_clips
+from dynacu_gym.record import MAX_RECORD_CHARS, RecordParts, render_record
+from dynacu_gym.runtime.process import InfraError
+from dynacu_gym.runtime.sandbox import Sandbox, SandboxConfig
+from dynacu_gym.tasks import TaskSpec, find_task
+
+MAX_INSTRUCTION = 4096  # characters of the instruction observation
+MAX_ERROR = 2000  # characters of the last-action-error observation
+RESULT_POLL_S = 0.25  # how often a wait checks whether the page has decided
+
+
+class DynaCUEnv(gym.Env):
+    """A dynamic computer-use task: a real Chromium page that plays, moves and listens.
+
+    ## Description
+    The env opens the task's page full screen (1280x720) in Chromium under its own X display,
+    with its own PulseAudio daemon and task server (see :class:`Sandbox`). The page runs on the
+    wall clock from ``reset()``: audio plays, content changes and time limits run out while the
+    agent thinks, as on a person's screen.
+
+    ## Action Space
+    A Dict (:func:`dynacu_gym.actions.action_space`): ``type`` (click, type, key, scroll,
+    speak, wait, done) plus the fields each needs (``x``/``y``, ``text``, ``key``,
+    ``direction``/``amount``, ``seconds``) and an optional ``narration``. Text actions go
+    through :func:`dynacu_gym.parse_action`. A malformed or out-of-range action is an agent
+    mistake: it is reported in ``last_action_error`` and the episode goes on.
+
+    ## Observation Space
+    A Dict: ``screenshot`` uint8 (720, 1280, 3); ``instruction``, ``last_action_error`` and
+    ``record`` (the observation record text) as Text; ``elapsed`` float32 seconds since reset.
+    Modes add channels (keyframes, transcripts) through wrappers.
+
+    ## Rewards
+    1.0 when the page's ``getTaskResult()`` returns the task's success value, else 0.0.
+
+    ## Episode End
+    Terminated when the page reports success, a named failure or ``timeout``, or when the
+    agent says ``done`` (the page's verdict then stands). Truncated with ``info["infra_error"]``
+    when a part of the sandbox fails; the next ``reset()`` rebuilds it. Step limits come from
+    ``max_episode_steps`` in the registration.
+
+    ## Arguments
+    - ``task``: a task id such as ``"A1"`` or a loaded :class:`TaskSpec`.
+    - ``render_mode``: None or ``"rgb_array"`` (the last screenshot).
+    - ``sandbox_config``: a :class:`SandboxConfig`.
+    - ``ready_timeout_s``: seconds a page may take to load its data and audio.
+    - ``max_restarts``: consecutive failed starts of the sandbox before ``reset()`` raises.
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        task: str | TaskSpec,
+        render_mode: str | None = None,
+        sandbox_config: SandboxConfig | None = None,
+        ready_timeout_s: float = 30.0,
+        max_restarts: int = 3,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"expected render_mode in {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        if isinstance(task, str):
+            task = find_task(task)
+        elif not isinstance(task, TaskSpec):
+            raise TypeError(f"expected a task id or TaskSpec, got {type(task).__name__}")
+        audio_clips(task)  # fail now, not mid-episode, if the task's audio is missing or stale
+        self.task = task
+        self.render_mode = render_mode
+        self.sandbox_config = sandbox_config or SandboxConfig()
+        self.ready_timeout_s = ready_timeout_s
+        self.max_restarts = max_restarts
+        self.action_space = action_space()
+        self.observation_space = spaces.Dict(
+            {
+                "screenshot": spaces.Box(
+                    0, 255, shape=(SCREEN_HEIGHT, SCREEN_WIDTH, 3), dtype=np.uint8
+                ),
+                "instruction": spaces.Text(MAX_INSTRUCTION, min_length=0, charset=TEXT_CHARSET),
+                "elapsed": spaces.Box(0.0, np.inf, shape=(), dtype=np.float32),
+                "last_action_error": spaces.Text(MAX_ERROR, min_length=0, charset=TEXT_CHARSET),
+                "record": spaces.Text(MAX_RECORD_CHARS, min_length=0, charset=TEXT_CHARSET),
+            }
+        )
+        self.sandbox: Sandbox | None = None
+        self._t0: float | None = None
+        self._step = 0
+        self._prior_actions: list[str] = []
+        self._ended = False
+        self._pointer = (SCREEN_WIDTH // 2, SCREEN_HEIGHT // 2)
+        self._screenshot = np.zeros((SCREEN_HEIGHT, SCREEN_WIDTH, 3), dtype=np.uint8)
+        self._result = "pending"
+
+    # ---- episode ---------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Load the task page afresh and start its clock.
+
+        Raises:
+            InfraError: the sandbox could not be (re)built after ``max_restarts`` attempts.
+        """
+        super().reset(seed=seed)
+        t_start = time.monotonic()
+        page_seed = int(self.np_random.integers(0, 2**31 - 1))
+        last_error: InfraError | None = None
+        for _attempt in range(self.max_restarts + 1):
+            try:
+                self._ensure_sandbox()
+                self._load_page(page_seed)
+                break
+            except InfraError as e:
+                last_error = e
+                if self.sandbox is not None and self.sandbox.browser is not None:
+                    # A page that would not load may have wedged the browser: rebuild it.
+                    self.sandbox.browser.stop()
+                    self.sandbox.browser = None
+        else:
+            raise InfraError(
+                f"{self.task.gym_id}: the sandbox failed {self.max_restarts + 1} times in a "
+                f"row; last error: {last_error}"
+            ) from last_error
+        self._t0 = time.monotonic()
+        self._step = 0
+        self._prior_actions = []
+        self._ended = False
+        self._result = "pending"
+        t_loaded = time.monotonic()
+        self._screenshot = self._sandbox().display.grab()
+        obs, parts = self._observation("")
+        info = {
+            "task_id": self.task.id,
+            "task_result": "pending",
+            "page_seed": page_seed,
+            "restarts": self._sandbox().restarts,
+            "timings": {
+                "reset": t_loaded - t_start,
+                "capture": time.monotonic() - t_loaded,
+            },
+            "record_parts": parts,
+        }
+        return obs, info
+
+    def step(
+        self, action: dict[str, Any] | Action
+    ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Perform one action, then observe."""
+        if self._t0 is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        t_start = time.monotonic()
+        timings: dict[str, float] = {}
+        error = ""
+        infra_error = ""
+        act: Action | None = None
+        if self._ended:
+            error = "EpisodeOver: the episode has ended; call reset()"
+        else:
+            try:
+                act = validate_action(action)
+                if act.type == ActionType.SPEAK:
+                    raise ActionError(
+                        "speak needs the speak channel, which this env's mode does not have; "
+                        "use mode='aoi_interactive'"
+                    )
+            except ActionError as e:
+                error = f"{type(e).__name__}: {e}"
+                act = None
+        result = self._result
+        try:
+            if not self._ended:
+                self._check_parts()
+                t = time.monotonic()
+                if act is not None:
+                    self._perform(act)
+                timings["action"] = time.monotonic() - t
+                t = time.monotonic()
+                result = self._read_result()
+                timings["result"] = time.monotonic() - t
+            t = time.monotonic()
+            self._screenshot = self._sandbox().display.grab()
+            timings["capture"] = time.monotonic() - t
+        except InfraError as e:
+            infra_error = f"{type(e).__name__}: {e}"
+        self._step += 1
+        if act is not None:
+            self._prior_actions.append(format_action(act))
+        elif not self._ended:
+            self._prior_actions.append(f"(invalid action) {error}")
+        reward = 1.0 if result == self.task.success and not self._ended else 0.0
+        terminated = not self._ended and (
+            result != "pending" or (act is not None and act.type == ActionType.DONE)
+        )
+        truncated = bool(infra_error)
+        self._result = result
+        if terminated or truncated:
+            self._ended = True
+        obs, parts = self._observation(error)
+        timings["total"] = time.monotonic() - t_start
+        info: dict[str, Any] = {
+            "task_id": self.task.id,
+            "task_result": result,
+            "last_action_error": error,
+            "timings": timings,
+            "record_parts": parts,
+        }
+        if infra_error:
+            info["infra_error"] = infra_error
+        return obs, reward, terminated, truncated, info
+
+    def render(self) -> np.ndarray | None:
+        """The last screenshot in ``rgb_array`` mode."""
+        if self.render_mode == "rgb_array":
+            return self._screenshot.copy()
+        return None
+
+    def close(self) -> None:
+        """Stop the sandbox and everything in it. Idempotent."""
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
+        self._t0 = None
+
+    # ---- privileged access (scripted solutions, tests) ---------------------------------------
+
+    def evaluate_in_page(self, expression: str, arg: Any = None) -> Any:
+        """Evaluate JavaScript in the task page. Privileged: for scripted solutions and tests,
+        never for agents under evaluation."""
+        return self._sandbox().browser_or_raise().evaluate(expression, arg)
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the episode started (0 before the first reset)."""
+        return 0.0 if self._t0 is None else time.monotonic() - self._t0
+
+    # ---- internals -------------------------------------------------------------------------
+
+    def _sandbox(self) -> Sandbox:
+        if self.sandbox is None:
+            raise InfraError("the sandbox is not running; call reset()")
+        return self.sandbox
+
+    def _ensure_sandbox(self) -> None:
+        if self.sandbox is None:
+            self.sandbox = Sandbox(self.sandbox_config)
+        self.sandbox.ensure_running()
+
+    def _load_page(self, page_seed: int) -> None:
+        sandbox = self._sandbox()
+        browser = sandbox.browser_or_raise()
+        sandbox.server.begin_episode(self.task, page_seed)
+        browser.goto(sandbox.server.origin + self.task.page_path)
+        try:
+            browser.wait_for_function(
+                "() => window.DynaCU && (window.DynaCU.ready || window.DynaCU.error)",
+                timeout=self.ready_timeout_s,
+            )
+        except InfraError:
+            raise
+        except Exception as e:
+            raise InfraError(
+                f"{self.task.id}: the page did not become ready within "
+                f"{self.ready_timeout_s:g} s (is dynacu-task.js loaded and DynaCU.task() "
+                f"called?): {str(e).splitlines()[0]}"
+            ) from e
+        page_error = browser.evaluate("() => window.DynaCU.error")
+        if page_error:
+            raise InfraError(f"{self.task.id}: the page failed to get ready: {page_error}")
+        browser.move_mouse(*self._pointer)
+        browser.evaluate("() => window.DynaCU.start()")
+
+    def _check_parts(self) -> None:
+        sandbox = self._sandbox()
+        for name, part in (("display (Xvfb)", sandbox.display), ("audio daemon", sandbox.audio)):
+            if not part.alive():
+                raise InfraError(f"the {name} died")
+
+    def _perform(self, act: Action) -> None:
+        browser = self._sandbox().browser_or_raise()
+        if act.type == ActionType.CLICK:
+            browser.click(act.x, act.y)
+            self._pointer = (act.x, act.y)
+        elif act.type == ActionType.TYPE:
+            browser.type_text(act.text)
+        elif act.type == ActionType.KEY:
+            browser.press(act.key)
+        elif act.type == ActionType.SCROLL:
+            sign = -1 if act.direction == "up" else 1
+            browser.scroll(0, sign * act.amount * SCROLL_NOTCH_PX)
+        elif act.type == ActionType.WAIT:
+            self._wait(act.seconds)
+
+    def _wait(self, seconds: float) -> None:
+        """Let the wall clock run; stop early only if the page decides the episode."""
+        deadline = time.monotonic() + seconds
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            time.sleep(min(RESULT_POLL_S, remaining))
+            if remaining > RESULT_POLL_S and self._read_result() != "pending":
+                return
+
+    def _read_result(self) -> str:
+        browser = self._sandbox().browser_or_raise()
+        try:
+            value = browser.evaluate("() => window.getTaskResult()")
+        except InfraError:
+            raise
+        except Exception as e:
+            raise InfraError(f"getTaskResult() failed in the page: {e}") from e
+        if not isinstance(value, str):
+            raise InfraError(f"getTaskResult() returned {value!r}; expected a string")
+        return value
+
+    def _observation(self, error: str) -> tuple[dict[str, Any], RecordParts]:
+        instruction = to_charset(self.task.instruction, MAX_INSTRUCTION)
+        error = to_charset(error, MAX_ERROR)
+        elapsed = self.elapsed
+        parts = RecordParts(
+            step=self._step,
+            elapsed=elapsed,
+            instruction=instruction,
+            prior_actions=tuple(self._prior_actions),
+            last_action_error=error,
+        )
+        obs = {
+            "screenshot": self._screenshot,
+            "instruction": instruction,
+            "elapsed": np.array(elapsed, dtype=np.float32),
+            "last_action_error": error,
+            "record": to_charset(render_record(parts), MAX_RECORD_CHARS),
+        }
+        return obs, parts
+
+
+def make_env(task: str, mode: str = "standard", **kwargs: Any) -> gym.Env:
+    """Entry point of every registered id: the base env wrapped for ``mode``."""
+    from dynacu_gym.modes import apply_mode, check_mode
+
+    check_mode(mode)
+    return apply_mode(DynaCUEnv(task, **kwargs), mode)

@@ -1,0 +1,58 @@
+"""Observation modes: which perception channels wrap the base env.
+
+| mode            | screenshot | keyframes | transcript | speak |
+|-----------------|------------|-----------|------------|-------|
+| standard        | yes        | -         | -          | -     |
+| aoi_visual      | yes        | yes       | -          | -     |
+| aoi_audio       | yes        | -         | yes        | -     |
+| aoi_full        | yes        | yes       | yes        | -     |
+| aoi_interactive | yes        | yes       | yes        | yes   |
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+MODES = ("standard", "aoi_visual", "aoi_audio", "aoi_full", "aoi_interactive")
+
+# The channels each mode stacks, in wrapping order.
+MODE_CHANNELS: dict[str, tuple[str, ...]] = {
+    "standard": (),
+    "aoi_visual": ("keyframes",),
+    "aoi_audio": ("transcript",),
+    "aoi_full": ("keyframes", "transcript"),
+    "aoi_interactive": ("keyframes", "transcript", "speech"),
+}
+
+# Channel name -> wrapper class, filled in as each channel is built.
+CHANNEL_WRAPPERS: dict[str, type[gym.Wrapper]] = {}
+
+
+class ModeUnavailableError(ValueError):
+    """A mode whose channels this version of dynacu-gym does not provide."""
+
+
+def check_mode(mode: str) -> None:
+    """Raise if ``mode`` is unknown or needs a channel that is not built.
+
+    Raises:
+        ValueError: ``mode`` is not one of :data:`MODES`.
+        ModeUnavailableError: the mode needs a channel this version lacks.
+    """
+    if mode not in MODES:
+        raise ValueError(f"expected a mode in {MODES}, got {mode!r}")
+    missing = [c for c in MODE_CHANNELS[mode] if c not in CHANNEL_WRAPPERS]
+    if missing:
+        available = [m for m in MODES if all(c in CHANNEL_WRAPPERS for c in MODE_CHANNELS[m])]
+        raise ModeUnavailableError(
+            f"mode {mode!r} needs the {', '.join(missing)} channel(s), which this version of "
+            f"dynacu-gym does not provide yet; available modes: {', '.join(available)}"
+        )
+
+
+def apply_mode(env: gym.Env, mode: str) -> gym.Env:
+    """Wrap the base env with the channels of ``mode``."""
+    check_mode(mode)
+    for channel in MODE_CHANNELS[mode]:
+        env = CHANNEL_WRAPPERS[channel](env)
+    return env

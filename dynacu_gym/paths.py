@@ -1,0 +1,29 @@
+"""Where the catalogue lives: ``tasks/`` and ``envs/`` in a source tree or inside the wheel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def data_root() -> Path:
+    """The folder holding ``tasks/`` and ``envs/``.
+
+    An installed wheel carries them in ``dynacu_gym/_data/``; a source checkout (editable
+    install) has them beside the package.
+    """
+    bundled = _PACKAGE / "_data"
+    if (bundled / "tasks").is_dir():
+        return bundled
+    return _PACKAGE.parent
+
+
+def tasks_root() -> Path:
+    """The ``tasks/`` folder."""
+    return data_root() / "tasks"
+
+
+def envs_root() -> Path:
+    """The ``envs/`` folder."""
+    return data_root() / "envs"

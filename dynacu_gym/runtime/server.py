@@ -1,0 +1,197 @@
+"""The task server: serves the current task's public files and its episode data on 127.0.0.1.
+
+Routes (GET):
+    /task/<path>     a file of the current task's folder (never ``task.toml`` or dotfiles)
+    /shared/<path>   a file of ``tasks/_shared/`` (the page runtime, styles, per-category apps)
+    /api/episode     the episode as the page needs it: public config, the timeline of what is
+                     shown, the audio clips to play, the seed, and salted hashes of the answers
+
+Nothing else is served, and only from the task in play: one task cannot fetch another's files.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import secrets
+import threading
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from dynacu_gym.answers import answer_hash, normalize
+from dynacu_gym.audio_assets import audio_clips
+from dynacu_gym.paths import tasks_root
+from dynacu_gym.tasks import TaskSpec
+
+_PRIVATE_NAMES = {"task.toml"}
+
+
+@dataclass
+class Episode:
+    """What the server knows of the episode in play."""
+
+    task: TaskSpec
+    seed: int
+    salt: str
+
+
+class TaskServer:
+    """An HTTP server on 127.0.0.1 and a free port, serving one sandbox's pages."""
+
+    def __init__(self) -> None:
+        self._episode: Episode | None = None
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.requests: list[tuple[str, int]] = []  # (path, status), for diagnostics and tests
+
+    @property
+    def origin(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        if self._httpd is None:
+            raise RuntimeError("the task server is not started")
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def start(self) -> None:
+        """Bind a free port on 127.0.0.1 and serve in a background thread."""
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.2},
+            name="dynacu-task-server",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def alive(self) -> bool:
+        """Whether the server thread is serving."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def begin_episode(self, task: TaskSpec, seed: int) -> Episode:
+        """Serve ``task`` from now on, with a fresh salt for its answers."""
+        episode = Episode(task=task, seed=seed, salt=secrets.token_hex(16))
+        with self._lock:
+            self._episode = episode
+        return episode
+
+    @property
+    def episode(self) -> Episode | None:
+        """The episode in play."""
+        with self._lock:
+            return self._episode
+
+    def episode_payload(self) -> dict[str, Any]:
+        """The JSON the page runtime reads at load: everything public about the episode."""
+        episode = self.episode
+        if episode is None:
+            raise LookupError("no episode")
+        task = episode.task
+        timeline = []
+        for line in task.script:
+            if line.show or line.extra:
+                timeline.append(
+                    {"t": line.t, "show": line.show, "until": line.until, **line.extra}
+                )
+        answers = {}
+        for name, spec in task.answers.items():
+            forms = {normalize(spec.kind, form) for form in spec.accept}
+            answers[name] = {
+                "kind": spec.kind,
+                "hashes": sorted(answer_hash(episode.salt, name, f) for f in forms if f),
+            }
+        return {
+            "id": task.id,
+            "title": task.title,
+            "category": task.category,
+            "config": task.config,
+            "timeline": timeline,
+            "audio": audio_clips(task),
+            "timeLimit": task.time_limit_s,
+            "duration": task.duration_s,
+            "success": task.success,
+            "failures": list(task.failures),
+            "seed": episode.seed,
+            "salt": episode.salt,
+            "answers": answers,
+        }
+
+    def resolve(self, url_path: str) -> Path | None:
+        """The file a URL path names, or None if it is not public for the task in play."""
+        episode = self.episode
+        path = unquote(urlsplit(url_path).path)
+        if path.startswith("/task/") and episode is not None:
+            base, rel = episode.task.root, path[len("/task/") :]
+        elif path.startswith("/shared/"):
+            base, rel = tasks_root() / "_shared", path[len("/shared/") :]
+        else:
+            return None
+        parts = [p for p in rel.split("/") if p]
+        if not parts or any(p.startswith(".") or p in _PRIVATE_NAMES for p in parts):
+            return None
+        base = base.resolve()
+        target = base.joinpath(*parts).resolve()
+        if not target.is_relative_to(base) or not target.is_file():
+            return None
+        return target
+
+    def stop(self) -> None:
+        """Stop serving and release the port. Idempotent."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: TaskServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Quiet: the server's requests are kept in ``TaskServer.requests`` instead."""
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.owner.requests.append((self.path, status))
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self) -> None:  # noqa: N802 - stdlib naming
+        """Same as GET without the body."""
+        self.do_GET()
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        """Serve a public file or the episode data."""
+        if urlsplit(self.path).path == "/api/episode":
+            try:
+                payload = self.owner.episode_payload()
+            except LookupError:
+                self._send(HTTPStatus.NOT_FOUND, b'{"error": "no episode"}', "application/json")
+                return
+            self._send(HTTPStatus.OK, json.dumps(payload).encode(), "application/json")
+            return
+        target = self.owner.resolve(self.path)
+        if target is None:
+            self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain; charset=utf-8")
+            return
+        content_type = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if content_type.startswith("text/") or content_type.endswith(("javascript", "json")):
+            content_type += "; charset=utf-8"
+        self._send(HTTPStatus.OK, target.read_bytes(), content_type)

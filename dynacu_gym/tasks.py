@@ -1,0 +1,464 @@
+"""Tasks as data: ``task.toml`` loaded into a :class:`TaskSpec`, validated with errors that name
+the file, the field and what was expected.
+
+A task folder ``tasks/<Cat>/<N>-<slug>/`` holds ``task.toml``, the page (its own ``index.html``
+or a shared app from ``tasks/_shared/apps/`` named by ``app``), and assets such as audio rendered
+from the script. The task server serves the folder's public files, never ``task.toml``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dynacu_gym.actions import ActionError, parse_action
+from dynacu_gym.answers import KINDS, normalize
+from dynacu_gym.paths import tasks_root
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+CATEGORIES = {
+    "A": "podcast",
+    "B": "meeting",
+    "C": "video / screencast",
+    "D": "carousel / rotating content",
+    "E": "live dashboard",
+    "F": "transient UI",
+    "G": "phone / voice call",
+    "H": "voice interview",
+    "I": "collaborative document on a call",
+    "J": "browser game",
+    "S": "static control",
+}
+TIERS = ("easy", "medium", "hard")
+AXES = ("audio", "visual", "interaction")
+CHANNELS = ("audio", "visual")
+TASK_ID = re.compile(r"^([A-Z])(\d{1,3})$")
+PLACEHOLDER = re.compile(r"\{answer\.([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class TaskFormatError(ValueError):
+    """A task file that does not follow the task format."""
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """How one voice in a task's script sounds.
+
+    Attributes:
+        pitch: pitch factor against the base voice (1.0 = unchanged; 0.8 lower, 1.2 higher).
+        rate: speaking-rate factor (1.0 = the voice's own pace; 1.2 = 20% faster).
+    """
+
+    pitch: float = 1.0
+    rate: float = 1.0
+
+
+@dataclass(frozen=True)
+class ScriptLine:
+    """One thing the page says or shows.
+
+    Attributes:
+        t: seconds after the episode starts.
+        speaker: the voice saying ``say`` (a key of ``speakers``).
+        say: words spoken at ``t`` (rendered to audio; never written on the page).
+        show: what appears on screen at ``t`` (the app decides how), until ``until``.
+        until: seconds after the start when ``show`` disappears (None: it stays).
+        extra: any other keys the task's app reads (e.g. ``slide = 3``).
+    """
+
+    t: float
+    speaker: str = ""
+    say: str = ""
+    show: str = ""
+    until: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AnswerSpec:
+    """An answer field the page checks.
+
+    Attributes:
+        kind: normalisation kind (see :mod:`dynacu_gym.answers`).
+        accept: forms that must count as right (the first is used by scripted solutions).
+        reject: near misses that must count as wrong.
+    """
+
+    kind: str
+    accept: tuple[str, ...]
+    reject: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A fact the agent must perceive to solve the task.
+
+    Attributes:
+        fact: the fact in words.
+        channel: ``audio`` or ``visual``.
+        window: (start, end) seconds after the start when it can be perceived.
+        transient: visual evidence that is gone from the screen after its window.
+    """
+
+    fact: str
+    channel: str
+    window: tuple[float, float]
+    transient: bool = False
+
+
+@dataclass(frozen=True)
+class SolutionStep:
+    """One step of the scripted solution.
+
+    Attributes:
+        action: the action in text form; ``{answer.FIELD}`` stands for the field's first
+            accepted answer.
+        at: wait until this many seconds after the start before acting.
+        when: wait until this JavaScript expression is true in the page (privileged).
+        timeout: seconds to wait for ``when`` before giving up.
+    """
+
+    action: str
+    at: float | None = None
+    when: str = ""
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A validated task."""
+
+    id: str
+    title: str
+    category: str
+    number: int
+    tier: str
+    axes: tuple[str, ...]
+    instruction: str
+    duration_s: float
+    time_limit_s: float
+    root: Path
+    success: str = "success"
+    failures: tuple[str, ...] = ("wrong_answer",)
+    page: str = "index.html"
+    app: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+    speakers: dict[str, Speaker] = field(default_factory=dict)
+    script: tuple[ScriptLine, ...] = ()
+    answers: dict[str, AnswerSpec] = field(default_factory=dict)
+    evidence: tuple[Evidence, ...] = ()
+    solution: tuple[SolutionStep, ...] = ()
+
+    @property
+    def gym_id(self) -> str:
+        """The Gymnasium id, e.g. ``DynaCU-A1-v0``."""
+        return f"DynaCU-{self.id}-v0"
+
+    @property
+    def page_path(self) -> str:
+        """The page's URL path on the task server."""
+        if self.app:
+            return f"/shared/apps/{self.app}/index.html"
+        return f"/task/{self.page}"
+
+    def solution_actions(self, answers: dict[str, str] | None = None) -> list[str]:
+        """The solution's actions with ``{answer.FIELD}`` filled in (overrides in ``answers``)."""
+        values = {name: spec.accept[0] for name, spec in self.answers.items()}
+        values.update(answers or {})
+        return [
+            PLACEHOLDER.sub(lambda m: values[m.group(1)].replace('"', '\\"'), step.action)
+            for step in self.solution
+        ]
+
+
+class _Table:
+    """Typed access to one TOML table, with errors naming the file, the table and the key."""
+
+    def __init__(self, path: Path, data: Any, where: str):
+        self.path = path
+        self.where = where
+        if not isinstance(data, dict):
+            self.fail(None, "a table", data)
+        self.data: dict[str, Any] = data
+        self.used: set[str] = set()
+
+    def fail(self, key: str | None, expected: str, got: Any) -> None:
+        location = f"[{self.where}] " if self.where else ""
+        name = f"{location}{key!r}" if key else location.strip() or "the file"
+        raise TaskFormatError(f"{self.path}: {name}: expected {expected}, got {got!r}")
+
+    def get(self, key: str, expected: str, check, default: Any = ..., convert=None) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            if default is ...:
+                location = f"[{self.where}] " if self.where else ""
+                raise TaskFormatError(f"{self.path}: {location}missing {key!r} ({expected})")
+            return default
+        value = self.data[key]
+        if not check(value):
+            self.fail(key, expected, value)
+        return convert(value) if convert else value
+
+    def string(self, key: str, default: Any = ..., nonempty: bool = True) -> str:
+        return self.get(
+            key,
+            "a non-empty string" if nonempty else "a string",
+            lambda v: isinstance(v, str) and (bool(v.strip()) or not nonempty),
+            default,
+        )
+
+    def number(self, key: str, default: Any = ..., minimum: float = 0.0) -> float:
+        return self.get(
+            key,
+            f"a number >= {minimum:g}",
+            lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= minimum,
+            default,
+            float,
+        )
+
+    def strings(self, key: str, default: Any = ..., nonempty: bool = True) -> tuple[str, ...]:
+        return self.get(
+            key,
+            "a non-empty list of strings" if nonempty else "a list of strings",
+            lambda v: isinstance(v, list)
+            and all(isinstance(s, str) and s.strip() for s in v)
+            and (bool(v) or not nonempty),
+            default,
+            tuple,
+        )
+
+    def choice(self, key: str, options: tuple[str, ...], default: Any = ...) -> str:
+        return self.get(
+            key,
+            f"one of {', '.join(options)}",
+            lambda v: isinstance(v, str) and v in options,
+            default,
+        )
+
+    def table(self, key: str) -> dict[str, Any]:
+        return self.get(key, "a table", lambda v: isinstance(v, dict), {})
+
+    def array(self, key: str) -> list[Any]:
+        return self.get(
+            key,
+            f"an array of tables ([[{key}]])",
+            lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+            [],
+        )
+
+    def finish(self, allow_extra: bool = False) -> dict[str, Any]:
+        """Reject keys nobody read (typos), suggesting the closest known key."""
+        extra = {k: v for k, v in self.data.items() if k not in self.used}
+        if extra and not allow_extra:
+            key = next(iter(extra))
+            close = difflib.get_close_matches(key, sorted(self.used), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            location = f"[{self.where}] " if self.where else ""
+            raise TaskFormatError(
+                f"{self.path}: {location}unknown key {key!r}{hint} "
+                f"(known: {', '.join(sorted(self.used))})"
+            )
+        return extra
+
+
+def load_task(folder: str | Path) -> TaskSpec:
+    """Load and validate ``folder/task.toml``.
+
+    Raises:
+        TaskFormatError: the file is missing, is not TOML, or breaks the format; the message
+            names the file, the field and what was expected.
+    """
+    folder = Path(folder)
+    path = folder / "task.toml"
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise TaskFormatError(f"{path}: no such task file") from e
+    except tomllib.TOMLDecodeError as e:
+        raise TaskFormatError(f"{path}: not valid TOML: {e}") from e
+
+    top = _Table(path, raw, "")
+    task_id = top.get("id", "a task id like 'A1'", lambda v: isinstance(v, str) and bool(TASK_ID.match(v)))
+    category, number = TASK_ID.match(task_id).groups()  # type: ignore[union-attr]
+    folder_match = re.match(r"^(\d+)-", folder.name)
+    if folder.parent.name != category or not folder_match or int(folder_match.group(1)) != int(number):
+        raise TaskFormatError(
+            f"{path}: 'id' {task_id!r} does not match the folder; expected "
+            f"tasks/{category}/{int(number)}-<slug>/"
+        )
+    if category not in CATEGORIES:
+        raise TaskFormatError(f"{path}: 'id': unknown category {category!r}; expected one of "
+                              f"{', '.join(CATEGORIES)}")
+    got_category = top.choice("category", tuple(CATEGORIES), default=category)
+    if got_category != category:
+        top.fail("category", f"{category!r} (from the id)", got_category)
+    title = top.string("title")
+    tier = top.choice("tier", TIERS)
+    axes = top.get(
+        "axes",
+        f"a non-empty list drawn from {', '.join(AXES)}",
+        lambda v: isinstance(v, list) and bool(v) and all(a in AXES for a in v) and len(set(v)) == len(v),
+        convert=tuple,
+    )
+    if category != "S":
+        if tier == "hard" and set(axes) != set(AXES):
+            top.fail("axes", "all three axes for a hard task", list(axes))
+        if tier == "easy" and not ({"audio", "visual"} & set(axes)):
+            top.fail("axes", "audio or visual for an easy task", list(axes))
+    instruction = top.string("instruction")
+    duration = top.number("duration_s", minimum=0.1)
+    time_limit = top.number("time_limit_s", minimum=0.1)
+    if time_limit < duration:
+        top.fail("time_limit_s", f"at least duration_s ({duration:g})", time_limit)
+    success = top.string("success", default="success")
+    failures = top.strings("failures", default=("wrong_answer",), nonempty=False)
+    reserved = {"pending", "timeout", success}
+    for name in failures:
+        if name in reserved:
+            top.fail("failures", f"names other than {sorted(reserved)}", name)
+    page = top.string("page", default="index.html")
+    app = top.string("app", default="")
+    if app and not (tasks_root() / "_shared" / "apps" / app / "index.html").is_file():
+        top.fail("app", "the name of a folder in tasks/_shared/apps/ with an index.html", app)
+    if not app and not (folder / page).is_file():
+        top.fail("page", f"a file in {folder}", page)
+    config = top.table("config")
+
+    speakers: dict[str, Speaker] = {}
+    for name, data in top.table("speakers").items():
+        t = _Table(path, data, f"speakers.{name}")
+        speakers[name] = Speaker(
+            pitch=t.number("pitch", default=1.0, minimum=0.5),
+            rate=t.number("rate", default=1.0, minimum=0.5),
+        )
+        t.finish()
+
+    script = []
+    for i, data in enumerate(top.array("script")):
+        t = _Table(path, data, f"script #{i + 1}")
+        line_t = t.number("t")
+        say = t.string("say", default="")
+        show = t.string("show", default="")
+        speaker = t.string("speaker", default="")
+        until = t.number("until", default=None)
+        if say and speakers and speaker not in speakers:
+            t.fail("speaker", f"one of {', '.join(speakers)}", speaker)
+        if until is not None and until <= line_t:
+            t.fail("until", f"a time after t = {line_t:g}", until)
+        script.append(
+            ScriptLine(line_t, speaker, say, show, until, extra=t.finish(allow_extra=True))
+        )
+
+    answers: dict[str, AnswerSpec] = {}
+    for name, data in top.table("answers").items():
+        t = _Table(path, data, f"answers.{name}")
+        kind = t.choice("kind", KINDS)
+        accept = t.strings("accept")
+        reject = t.strings("reject", default=(), nonempty=False)
+        t.finish()
+        for form in accept:
+            if normalize(kind, form) is None:
+                t.fail("accept", f"forms that read as a {kind}", form)
+        right = {normalize(kind, form) for form in accept}
+        for form in reject:
+            if normalize(kind, form) in right:
+                t.fail("reject", "near misses that differ from every accepted answer", form)
+        answers[name] = AnswerSpec(kind, accept, reject)
+
+    evidence = []
+    for i, data in enumerate(top.array("evidence")):
+        t = _Table(path, data, f"evidence #{i + 1}")
+        window = t.get(
+            "window",
+            "[start, end] in seconds with start <= end",
+            lambda v: isinstance(v, list)
+            and len(v) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+            and 0 <= v[0] <= v[1],
+            convert=lambda v: (float(v[0]), float(v[1])),
+        )
+        evidence.append(
+            Evidence(
+                fact=t.string("fact"),
+                channel=t.choice("channel", CHANNELS),
+                window=window,
+                transient=t.get("transient", "true or false", lambda v: isinstance(v, bool), False),
+            )
+        )
+        t.finish()
+
+    solution = []
+    for i, data in enumerate(top.array("solution")):
+        t = _Table(path, data, f"solution #{i + 1}")
+        step = SolutionStep(
+            action=t.string("action"),
+            at=t.number("at", default=None),
+            when=t.string("when", default=""),
+            timeout=t.number("timeout", default=30.0, minimum=0.1),
+        )
+        t.finish()
+        for ref in PLACEHOLDER.findall(step.action):
+            if ref not in answers:
+                t.fail("action", f"{{answer.FIELD}} with FIELD in {sorted(answers)}", step.action)
+        try:
+            parse_action(PLACEHOLDER.sub("x", step.action))
+        except ActionError as e:
+            raise TaskFormatError(f"{path}: [solution #{i + 1}] 'action': {e}") from e
+        solution.append(step)
+    top.finish()
+
+    return TaskSpec(
+        id=task_id,
+        title=title,
+        category=category,
+        number=int(number),
+        tier=tier,
+        axes=axes,
+        instruction=instruction,
+        duration_s=duration,
+        time_limit_s=time_limit,
+        root=folder.resolve(),
+        success=success,
+        failures=failures,
+        page=page,
+        app=app,
+        config=config,
+        speakers=speakers,
+        script=tuple(sorted(script, key=lambda line: line.t)),
+        answers=answers,
+        evidence=tuple(evidence),
+        solution=tuple(solution),
+    )
+
+
+def task_folders(root: Path | None = None) -> dict[str, Path]:
+    """Task id -> folder, for every ``task.toml`` under the tasks root."""
+    root = root or tasks_root()
+    found: dict[str, Path] = {}
+    for toml in sorted(root.glob("[A-Z]/*/task.toml")):
+        m = re.match(r"^(\d+)-", toml.parent.name)
+        if m:
+            found[f"{toml.parent.parent.name}{int(m.group(1))}"] = toml.parent
+    return found
+
+
+def find_task(task_id: str) -> TaskSpec:
+    """Load the task with id ``task_id`` (e.g. ``"B3"``).
+
+    Raises:
+        ValueError: no such task.
+    """
+    folders = task_folders()
+    if task_id not in folders:
+        close = difflib.get_close_matches(task_id, sorted(folders), n=3)
+        hint = f"; close: {', '.join(close)}" if close else ""
+        raise ValueError(f"no task {task_id!r} under {tasks_root()}{hint}")
+    return load_task(folders[task_id])

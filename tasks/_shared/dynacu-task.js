@@ -1,0 +1,352 @@
+/* dynacu-task.js: the page runtime every task page runs on.
+ *
+ * A page declares itself with
+ *
+ *   DynaCU.task({
+ *     setup(ctx) { ... },   // build the page from ctx.episode / ctx.config; may return a Promise
+ *     start(ctx) { ... },   // t = 0: the episode starts (timers, animations, audio)
+ *   });
+ *
+ * and decides the outcome with ctx.succeed(), ctx.fail("name") or ctx.checkAnswer(field, text).
+ *
+ * The env's side of the contract:
+ *   - window.DynaCU.ready    true once the episode data, the audio and setup() are done
+ *   - window.DynaCU.error    a string if the page could not get ready
+ *   - window.DynaCU.start()  starts the episode clock (called by the env after ready)
+ *   - window.getTaskResult() "pending", the task's success value, "timeout" or a named failure;
+ *                            read from the DOM (<html data-dynacu-result>), final once set
+ *
+ * Answers: the page never holds them. The server hands out salted SHA-256 hashes of the
+ * normalised accepted answers; checkAnswer() normalises the agent's text the same way (this file
+ * mirrors dynacu_gym/answers.py; tasks/_shared/normalize-cases.json keeps the two in step),
+ * hashes it with the salt and compares.
+ *
+ * Randomness: ctx.rng() is a PRNG seeded by the env's seed; pages use nothing else.
+ */
+(function () {
+  "use strict";
+
+  // ---- seeded randomness (mulberry32) -------------------------------------------------------
+  function makeRng(seed) {
+    let a = (seed >>> 0) || 0x9e3779b9;
+    return function () {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  // ---- answer normalisation (mirror of dynacu_gym/answers.py) -------------------------------
+  const UNITS = {zero: 0, oh: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7,
+    eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14,
+    fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19};
+  const TENS = {twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70,
+    eighty: 80, ninety: 90};
+  const SCALES = {thousand: 3, million: 6, billion: 9, trillion: 12};
+  const SUFFIXES = {k: 3, thousand: 3, m: 6, mn: 6, mil: 6, million: 6, b: 9, bn: 9,
+    billion: 9, t: 12, trillion: 12};
+  const MONTHS = {january: 1, jan: 1, february: 2, feb: 2, march: 3, mar: 3, april: 4, apr: 4,
+    may: 5, june: 6, jun: 6, july: 7, jul: 7, august: 8, aug: 8, september: 9, sep: 9,
+    sept: 9, october: 10, oct: 10, november: 11, nov: 11, december: 12, dec: 12};
+  const ORDINALS = {first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7,
+    eighth: 8, ninth: 9, tenth: 10, eleventh: 11, twelfth: 12, thirteenth: 13,
+    fourteenth: 14, fifteenth: 15, sixteenth: 16, seventeenth: 17, eighteenth: 18,
+    nineteenth: 19, twentieth: 20, thirtieth: 30};
+  const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  const has = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
+
+  function base(raw) {
+    let s = String(raw).normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+    s = s.replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"');
+    s = s.replace(/[\u2010-\u2015\u2212]/g, "-");
+    return s.replace(/\s+/g, " ").trim();
+  }
+
+  function canonicalDecimal(sign, intPart, fracPart, power) {
+    let digits = (intPart || "0") + fracPart;
+    const point = (intPart || "0").length + power;
+    if (point > digits.length) digits += "0".repeat(point - digits.length);
+    let intS = digits.slice(0, point).replace(/^0+/, "") || "0";
+    const fracS = digits.slice(point).replace(/0+$/, "");
+    const value = intS + (fracS ? "." + fracS : "");
+    return sign === "-" && value !== "0" ? "-" + value : value;
+  }
+
+  function wordsToNumber(tokens) {
+    let total = 0, current = 0, seen = false, frac = "";
+    for (let i = 0; i < tokens.length; i++) {
+      const tok = tokens[i];
+      if (tok === "and") continue;
+      if (tok === "point") {
+        const rest = tokens.slice(i + 1);
+        if (!rest.length || rest.some((t) => !has(UNITS, t) || UNITS[t] > 9)) return null;
+        frac = rest.map((t) => String(UNITS[t])).join("");
+        break;
+      }
+      if (has(UNITS, tok)) current += UNITS[tok];
+      else if (has(TENS, tok)) current += TENS[tok];
+      else if (tok === "hundred") current = Math.max(current, 1) * 100;
+      else if (has(SCALES, tok)) {
+        total += Math.max(current, 1) * Math.pow(10, SCALES[tok]);
+        current = 0;
+      } else if (/^\d+$/.test(tok)) current += parseInt(tok, 10);
+      else return null;
+      seen = true;
+    }
+    if (!seen) return null;
+    return [total + current, frac];
+  }
+
+  function normNumber(text) {
+    text = text.replace(/^[\s"']+|[\s"'.!?;:]+$/g, "");
+    text = text.replace(/\b(dollars?|usd|euros?|eur|pounds?|gbp|per ?cent|percent|pct)\b|[$€£¥%]/g, " ");
+    text = text.replace(/\s+/g, " ").trim();
+    const m = /^([+-]?) ?(\d{1,3}(?:,\d{3})+|\d*)(?:\.(\d+))? ?([a-z]+)?$/.exec(text);
+    if (m && (m[2] || m[3])) {
+      const suffix = m[4];
+      if (suffix !== undefined && !has(SUFFIXES, suffix)) return null;
+      const power = suffix ? SUFFIXES[suffix] : 0;
+      return canonicalDecimal(m[1], m[2].replace(/,/g, ""), m[3] || "", power);
+    }
+    let sign = "";
+    if (text.startsWith("minus ") || text.startsWith("negative ")) {
+      sign = "-";
+      text = text.slice(text.indexOf(" ") + 1);
+    }
+    const tokens = text.split(/[ \-]+/).filter((t) => t);
+    let power = 0;
+    if (tokens.length > 1 && has(SCALES, tokens[tokens.length - 1]) && tokens.includes("point")) {
+      power = SCALES[tokens.pop()];
+    }
+    const parsed = wordsToNumber(tokens);
+    if (parsed === null) return null;
+    return canonicalDecimal(sign, String(parsed[0]), parsed[1], power);
+  }
+
+  function dayNumber(token) {
+    const m = /^(\d{1,2})(st|nd|rd|th)?$/.exec(token);
+    if (m) return parseInt(m[1], 10);
+    const parts = token.split("-");
+    if (parts.length === 2 && (parts[0] === "twenty" || parts[0] === "thirty") && has(ORDINALS, parts[1])) {
+      return TENS[parts[0]] + ORDINALS[parts[1]];
+    }
+    return has(ORDINALS, token) ? ORDINALS[token] : null;
+  }
+
+  function normDate(text) {
+    text = text.replace(/[,.]/g, " ");
+    const tokens = text.split(" ").filter((t) => t && t !== "the" && t !== "of" && t !== "on");
+    let month = null, day = null;
+    if (tokens.length === 1 && /^\d{1,4}[/-]\d{1,2}(?:[/-]\d{1,4})?$/.test(tokens[0])) {
+      const parts = tokens[0].split(/[/-]/);
+      if (parts[0].length === 4) {
+        if (parts.length !== 3) return null;
+        month = parseInt(parts[1], 10); day = parseInt(parts[2], 10);
+      } else {
+        month = parseInt(parts[0], 10); day = parseInt(parts[1], 10);
+      }
+    } else {
+      const joined = [];
+      for (const tok of tokens) {
+        const last = joined[joined.length - 1];
+        if ((last === "twenty" || last === "thirty") && has(ORDINALS, tok)) joined[joined.length - 1] = last + "-" + tok;
+        else joined.push(tok);
+      }
+      if (joined.length !== 2 && joined.length !== 3) return null;
+      if (joined.length === 3 && !/^\d{4}$/.test(joined[2])) return null;
+      if (has(MONTHS, joined[0])) { month = MONTHS[joined[0]]; day = dayNumber(joined[1]); }
+      else if (has(MONTHS, joined[1])) { month = MONTHS[joined[1]]; day = dayNumber(joined[0]); }
+      else return null;
+    }
+    if (month === null || day === null || month < 1 || month > 12) return null;
+    if (day < 1 || day > DAYS_IN_MONTH[month - 1]) return null;
+    return String(month).padStart(2, "0") + "-" + String(day).padStart(2, "0");
+  }
+
+  function normTime(text) {
+    text = text.replace(/\./g, ":").replace(/ /g, "").replace("o'clock", "").replace("oclock", "");
+    const m = /^(\d{1,2})(?::(\d{2}))?(am|pm|a:m:|p:m:)?$/.exec(text);
+    if (!m) return null;
+    let hour = parseInt(m[1], 10);
+    const minute = parseInt(m[2] || "0", 10);
+    const meridiem = (m[3] || "").replace(/:/g, "");
+    if (meridiem && m[2] === undefined && !(hour >= 1 && hour <= 12)) return null;
+    if (!meridiem && m[2] === undefined) return null;
+    if (meridiem) {
+      if (!(hour >= 1 && hour <= 12)) return null;
+      hour = (hour % 12) + (meridiem === "pm" ? 12 : 0);
+    }
+    if (hour > 23 || minute > 59) return null;
+    return String(hour).padStart(2, "0") + ":" + String(minute).padStart(2, "0");
+  }
+
+  function normDigits(text) {
+    const out = text.split(/[ \-]+/).map((t) => (has(UNITS, t) && UNITS[t] <= 9 ? String(UNITS[t]) : t.replace(/\D/g, ""))).join("");
+    return out || null;
+  }
+
+  const KINDS = ["text", "number", "date", "time", "code", "digits"];
+
+  function normalize(kind, raw) {
+    if (!KINDS.includes(kind)) throw new Error("unknown answer kind " + kind);
+    let text = base(raw);
+    if (kind === "text") {
+      text = text.replace(/[^\p{L}\p{N}]/gu, " ").replace(/\s+/g, " ").trim();
+      text = text.replace(/^(the|a|an) /, "");
+      return text || null;
+    }
+    if (kind === "code") {
+      text = text.replace(/[^a-z0-9]/g, "").toUpperCase();
+      return text || null;
+    }
+    if (kind === "number") return normNumber(text);
+    if (kind === "date") return normDate(text);
+    if (kind === "time") return normTime(text);
+    return normDigits(text);
+  }
+
+  async function sha256Hex(text) {
+    const data = new TextEncoder().encode(text);
+    const digest = await crypto.subtle.digest("SHA-256", data);
+    return Array.from(new Uint8Array(digest)).map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  // ---- the runtime ----------------------------------------------------------------------------
+  const root = document.documentElement;
+  const state = {
+    definition: null,
+    episode: null,
+    t0: null,
+    audioContext: null,
+    buffers: [],
+    sources: [],
+    timers: [],
+  };
+
+  function now() {
+    return state.t0 === null ? 0 : (performance.now() - state.t0) / 1000;
+  }
+
+  function result() {
+    return root.dataset.dynacuResult || "pending";
+  }
+
+  function finish(value) {
+    if (result() !== "pending") return false;  // the first verdict is final
+    root.dataset.dynacuResult = value;
+    return true;
+  }
+
+  const ctx = {
+    get episode() { return state.episode; },
+    get config() { return state.episode ? state.episode.config : {}; },
+    get timeline() { return state.episode ? state.episode.timeline : []; },
+    get audioClips() { return state.episode ? state.episode.audio : []; },
+    rng: null,
+    now,
+    /** Run fn at t seconds after the start (immediately if that is past). */
+    at(t, fn) {
+      const delay = Math.max(0, t - now()) * 1000;
+      state.timers.push(setTimeout(() => { if (result() === "pending") fn(); }, delay));
+    },
+    /** Run fn every `seconds` while the episode is pending. */
+    every(seconds, fn) {
+      state.timers.push(setInterval(() => { if (result() === "pending") fn(); }, seconds * 1000));
+    },
+    /** Play clip i (decoded at load) now, or after `delay` seconds; returns the source node. */
+    playClip(i, delay = 0) {
+      const ac = state.audioContext;
+      const src = ac.createBufferSource();
+      src.buffer = state.buffers[i];
+      src.connect(ac.destination);
+      src.start(ac.currentTime + Math.max(0, delay));
+      state.sources.push(src);
+      return src;
+    },
+    /** Stop every clip that is playing or scheduled. */
+    stopAudio() {
+      for (const src of state.sources) { try { src.stop(); } catch (e) { /* not started */ } }
+      state.sources = [];
+    },
+    /** Does `text` match an accepted answer for `field`? (normalised, salted hash compare) */
+    async matches(field, text) {
+      const spec = state.episode.answers[field];
+      if (!spec) throw new Error("no answer field " + field);
+      const norm = normalize(spec.kind, text);
+      if (norm === null) return false;
+      const hash = await sha256Hex(state.episode.salt + ":" + field + ":" + norm);
+      return spec.hashes.includes(hash);
+    },
+    /** Check the answer and decide the episode: success or the named failure. */
+    async checkAnswer(field, text, failure = "wrong_answer") {
+      const ok = await ctx.matches(field, text);
+      finish(ok ? state.episode.success : failure);
+      return ok;
+    },
+    succeed() { return finish(state.episode.success); },
+    fail(name) {
+      if (!state.episode.failures.includes(name)) throw new Error("undeclared failure " + name);
+      return finish(name);
+    },
+    get result() { return result(); },
+  };
+
+  async function load(definition) {
+    const response = await fetch("/api/episode", {cache: "no-store"});
+    if (!response.ok) throw new Error("episode data: HTTP " + response.status);
+    state.episode = await response.json();
+    ctx.rng = makeRng(state.episode.seed);
+    root.dataset.dynacuTask = state.episode.id;
+    if (state.episode.audio.length) {
+      state.audioContext = new AudioContext();
+      state.buffers = await Promise.all(state.episode.audio.map(async (clip) => {
+        const r = await fetch(clip.src);
+        if (!r.ok) throw new Error("audio " + clip.src + ": HTTP " + r.status);
+        return state.audioContext.decodeAudioData(await r.arrayBuffer());
+      }));
+    }
+    if (definition.setup) await definition.setup(ctx);
+  }
+
+  window.DynaCU = {
+    ready: false,
+    started: false,
+    error: null,
+    errors: [],
+    normalize,
+    task(definition) {
+      state.definition = definition;
+      load(definition).then(
+        () => { window.DynaCU.ready = true; },
+        (e) => { window.DynaCU.error = String(e && e.stack || e); },
+      );
+    },
+    /** Called by the env once ready: t = 0. Clips with autoplay (the default) are scheduled. */
+    start() {
+      if (window.DynaCU.started) return false;
+      window.DynaCU.started = true;
+      state.t0 = performance.now();
+      const def = state.definition;
+      if (state.audioContext && def.autoplayAudio !== false) {
+        state.audioContext.resume();
+        state.episode.audio.forEach((clip, i) => ctx.playClip(i, clip.t));
+      }
+      if (def.start) def.start(ctx);
+      return true;
+    },
+    now,
+  };
+
+  window.getTaskResult = function () {
+    if (result() === "pending" && state.t0 !== null && state.episode && now() >= state.episode.timeLimit) {
+      ctx.stopAudio();
+      finish("timeout");
+    }
+    return result();
+  };
+
+  window.addEventListener("error", (e) => window.DynaCU.errors.push(String(e.message)));
+  window.addEventListener("unhandledrejection", (e) => window.DynaCU.errors.push(String(e.reason)));
+})();
