@@ -1,0 +1,16 @@
+"""Baseline agents for dynacu-gym, written against the public API only.
+
+An agent implements :class:`Agent`: ``reset(instruction)`` at the start of an episode and
+``act(observation) -> (action, info)`` at every step.
+"""
+
+from __future__ import annotations
+
+from dynacu_agents.base import Agent
+from dynacu_agents.null import NullAgent
+from dynacu_agents.oracle import OracleAgent
+from dynacu_agents.random_agent import RandomAgent
+
+AGENTS = {"null": NullAgent, "oracle": OracleAgent, "random": RandomAgent}
+
+__all__ = ["AGENTS", "Agent", "NullAgent", "OracleAgent", "RandomAgent"]
