@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from dynacu_gym.actions import MAX_WAIT_S, parse_action
+from dynacu_gym.tasks import PAGE_PLACEHOLDER
 
 POLL_S = 0.1  # seconds between checks of a step's ``when`` condition
 
@@ -59,6 +60,13 @@ class OracleAgent:
                     return {"type": "done"}, {"solution": f"gave up waiting for {step.when!r}"}
                 return {"type": "wait", "seconds": POLL_S}, {}
         self._waiting_since = None
-        action = parse_action(self._actions[self._index])
+        text = PAGE_PLACEHOLDER.sub(self._page_value, self._actions[self._index])
+        action = parse_action(text)
         self._index += 1
         return action, {"solution_step": self._index}
+
+    def _page_value(self, match: Any) -> str:
+        value = self.env.evaluate_in_page(f"() => ({match.group(1)})")
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return str(value).replace('"', '\\"')

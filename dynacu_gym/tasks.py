@@ -42,6 +42,9 @@ AXES = ("audio", "visual", "interaction")
 CHANNELS = ("audio", "visual")
 TASK_ID = re.compile(r"^([A-Z])(\d{1,3})$")
 PLACEHOLDER = re.compile(r"\{answer\.([A-Za-z_][A-Za-z0-9_]*)\}")
+# {page:EXPR}: a value the scripted solution reads from the page when it acts (privileged), such
+# as a target's position: action = "click {page:target.x} {page:target.y}".
+PAGE_PLACEHOLDER = re.compile(r"\{page:([^{}]+)\}")
 
 
 class TaskFormatError(ValueError):
@@ -120,7 +123,8 @@ class SolutionStep:
 
     Attributes:
         action: the action in text form; ``{answer.FIELD}`` stands for the field's first
-            accepted answer.
+            accepted answer, ``{page:EXPR}`` for the value of a JavaScript expression in the
+            page when the step acts (privileged, like ``when``).
         at: wait until this many seconds after the start before acting.
         when: wait until this JavaScript expression is true in the page (privileged).
         timeout: seconds to wait for ``when`` before giving up.
@@ -156,11 +160,17 @@ class TaskSpec:
     answers: dict[str, AnswerSpec] = field(default_factory=dict)
     evidence: tuple[Evidence, ...] = ()
     solution: tuple[SolutionStep, ...] = ()
+    listens: bool = False
 
     @property
     def gym_id(self) -> str:
         """The Gymnasium id, e.g. ``DynaCU-A1-v0``."""
         return f"DynaCU-{self.id}-v0"
+
+    @property
+    def solution_speaks(self) -> bool:
+        """Whether the scripted solution needs the speak channel."""
+        return any(step.action.lstrip().lower().startswith("speak") for step in self.solution)
 
     @property
     def page_path(self) -> str:
@@ -331,6 +341,7 @@ def load_task(folder: str | Path) -> TaskSpec:
     if not app and not (folder / page).is_file():
         top.fail("page", f"a file in {folder}", page)
     config = top.table("config")
+    listens = top.get("listens", "true or false", lambda v: isinstance(v, bool), False)
 
     speakers: dict[str, Speaker] = {}
     for name, data in top.table("speakers").items():
@@ -409,9 +420,11 @@ def load_task(folder: str | Path) -> TaskSpec:
             if ref not in answers:
                 t.fail("action", f"{{answer.FIELD}} with FIELD in {sorted(answers)}", step.action)
         try:
-            parse_action(PLACEHOLDER.sub("x", step.action))
+            parse_action(PAGE_PLACEHOLDER.sub("0", PLACEHOLDER.sub("x", step.action)))
         except ActionError as e:
             raise TaskFormatError(f"{path}: [solution #{i + 1}] 'action': {e}") from e
+        if step.action.lstrip().lower().startswith("speak") and not listens:
+            t.fail("action", "no speak unless the task sets listens = true", step.action)
         solution.append(step)
     top.finish()
 
@@ -436,6 +449,7 @@ def load_task(folder: str | Path) -> TaskSpec:
         answers=answers,
         evidence=tuple(evidence),
         solution=tuple(solution),
+        listens=listens,
     )
 
 

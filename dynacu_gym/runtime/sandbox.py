@@ -29,12 +29,14 @@ class SandboxConfig:
         height: screen height in pixels.
         start_timeout_s: seconds each part may take to start before it counts as failed.
         keep_workdir: keep the work dir (logs, browser profile) after close, for debugging.
+        listen_model: the Whisper model pages' speech is transcribed with (None: tiny.en).
     """
 
     width: int = SCREEN_WIDTH
     height: int = SCREEN_HEIGHT
     start_timeout_s: float = 30.0
     keep_workdir: bool = False
+    listen_model: str | None = None
 
 
 class Sandbox:
@@ -45,7 +47,7 @@ class Sandbox:
         self.workdir = Path(tempfile.mkdtemp(prefix="dynacu-"))
         self.display = VirtualDisplay(self.workdir, self.config.width, self.config.height)
         self.audio = AudioServer(self.workdir)
-        self.server = TaskServer()
+        self.server = TaskServer(asr_model=self.config.listen_model)
         self.browser: Browser | None = None
         self.restarts = 0
         self._closed = False

@@ -1,10 +1,13 @@
 """The task server: serves the current task's public files and its episode data on 127.0.0.1.
 
-Routes (GET):
-    /task/<path>     a file of the current task's folder (never ``task.toml`` or dotfiles)
-    /shared/<path>   a file of ``tasks/_shared/`` (the page runtime, styles, per-category apps)
-    /api/episode     the episode as the page needs it: public config, the timeline of what is
-                     shown, the audio clips to play, the seed, and salted hashes of the answers
+Routes:
+    GET  /task/<path>    a file of the current task's folder (never ``task.toml`` or dotfiles)
+    GET  /shared/<path>  a file of ``tasks/_shared/`` (the page runtime, styles, apps)
+    GET  /api/episode    the episode as the page needs it: public config, the timeline of what
+                         is shown, the audio clips to play, the seed, salted answer hashes
+    POST /api/listen     audio the page recorded from its microphone (any format ffmpeg
+                         reads); answers ``{"text": ...}`` as Whisper heard it, as a call
+                         platform's speech recognition would
 
 Nothing else is served, and only from the task in play: one task cannot fetch another's files.
 """
@@ -28,6 +31,7 @@ from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import TaskSpec
 
 _PRIVATE_NAMES = {"task.toml"}
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # one recorded utterance; minutes of Opus fit easily
 
 
 @dataclass
@@ -42,7 +46,11 @@ class Episode:
 class TaskServer:
     """An HTTP server on 127.0.0.1 and a free port, serving one sandbox's pages."""
 
-    def __init__(self) -> None:
+    def __init__(self, asr_model: str | None = None) -> None:
+        self.asr_model = asr_model
+        self._recognizer: Any = None
+        self._recognizer_lock = threading.Lock()
+        self.heard: list[str] = []  # every utterance transcribed for the page, in order
         self._episode: Episode | None = None
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -82,7 +90,29 @@ class TaskServer:
         episode = Episode(task=task, seed=seed, salt=secrets.token_hex(16))
         with self._lock:
             self._episode = episode
+            self.heard = []
+        if task.listens:
+            self.recognizer()  # load now, not when the agent's first words arrive
         return episode
+
+    def recognizer(self) -> Any:
+        """The Whisper model that transcribes what pages hear (loaded once, on first need)."""
+        with self._recognizer_lock:
+            if self._recognizer is None:
+                from dynacu_gym.perception.asr import load_recognizer
+
+                self._recognizer = load_recognizer(self.asr_model)
+            return self._recognizer
+
+    def transcribe_upload(self, data: bytes) -> str:
+        """Transcribe audio a page uploaded and remember what was heard."""
+        from dynacu_gym.perception.asr import decode_audio
+
+        audio = decode_audio(data)
+        text = " ".join(seg.text for seg in self.recognizer().transcribe(audio)).strip()
+        with self._lock:
+            self.heard.append(text)
+        return text
 
     @property
     def episode(self) -> Episode | None:
@@ -105,9 +135,12 @@ class TaskServer:
         answers = {}
         for name, spec in task.answers.items():
             forms = {normalize(spec.kind, form) for form in spec.accept}
+            near = {normalize(spec.kind, form) for form in spec.reject}
             answers[name] = {
                 "kind": spec.kind,
                 "hashes": sorted(answer_hash(episode.salt, name, f) for f in forms if f),
+                # Near misses let a listening page tell a hedged answer from a right one.
+                "near": sorted(answer_hash(episode.salt, name, f) for f in near if f),
             }
         return {
             "id": task.id,
@@ -176,6 +209,31 @@ class _Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:  # noqa: N802 - stdlib naming
         """Same as GET without the body."""
         self.do_GET()
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        """Transcribe what the page heard."""
+        if urlsplit(self.path).path != "/api/listen":
+            self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain; charset=utf-8")
+            return
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            length = -1
+        if not 0 < length <= MAX_UPLOAD_BYTES:
+            self._send(HTTPStatus.BAD_REQUEST, b'{"error": "bad length"}', "application/json")
+            return
+        data = self.rfile.read(length)
+        try:
+            text = self.owner.transcribe_upload(data)
+        except ValueError as e:
+            body = json.dumps({"error": str(e)}).encode()
+            self._send(HTTPStatus.UNPROCESSABLE_ENTITY, body, "application/json")
+            return
+        except Exception as e:  # a missing model: the page shows the error, the test sees it
+            body = json.dumps({"error": f"{type(e).__name__}: {e}"}).encode()
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, body, "application/json")
+            return
+        self._send(HTTPStatus.OK, json.dumps({"text": text}).encode(), "application/json")
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
         """Serve a public file or the episode data."""

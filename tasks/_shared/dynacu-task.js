@@ -207,6 +207,26 @@
     return normDigits(text);
   }
 
+  /** Float32 blocks -> a 16-bit mono WAV Blob. */
+  function encodeWav(blocks, rate) {
+    const n = blocks.reduce((a, b) => a + b.length, 0);
+    const buffer = new ArrayBuffer(44 + n * 2);
+    const v = new DataView(buffer);
+    const str = (o, s) => { for (let i = 0; i < s.length; i++) v.setUint8(o + i, s.charCodeAt(i)); };
+    str(0, "RIFF"); v.setUint32(4, 36 + n * 2, true); str(8, "WAVE"); str(12, "fmt ");
+    v.setUint32(16, 16, true); v.setUint16(20, 1, true); v.setUint16(22, 1, true);
+    v.setUint32(24, rate, true); v.setUint32(28, rate * 2, true); v.setUint16(32, 2, true);
+    v.setUint16(34, 16, true); str(36, "data"); v.setUint32(40, n * 2, true);
+    let o = 44;
+    for (const b of blocks) {
+      for (let i = 0; i < b.length; i++, o += 2) {
+        const x = Math.max(-1, Math.min(1, b[i]));
+        v.setInt16(o, x < 0 ? x * 0x8000 : x * 0x7fff, true);
+      }
+    }
+    return new Blob([buffer], {type: "audio/wav"});
+  }
+
   async function sha256Hex(text) {
     const data = new TextEncoder().encode(text);
     const digest = await crypto.subtle.digest("SHA-256", data);
@@ -279,13 +299,98 @@
       const hash = await sha256Hex(state.episode.salt + ":" + field + ":" + norm);
       return spec.hashes.includes(hash);
     },
+    /**
+     * Does a spoken utterance mention the answer? Every run of 1-8 consecutive words is
+     * normalised and compared, so "I think it's April 28th." finds "April 28". Returns
+     * "accepted", "rejected" (a declared near miss is mentioned: hedging counts as wrong) or
+     * null (neither).
+     */
+    async mentions(field, text) {
+      const spec = state.episode.answers[field];
+      if (!spec) throw new Error("no answer field " + field);
+      const words = String(text).split(/\s+/).filter((w) => w);
+      let accepted = false, rejected = false;
+      for (let n = 1; n <= Math.min(8, words.length); n++) {
+        for (let i = 0; i + n <= words.length; i++) {
+          const norm = normalize(spec.kind, words.slice(i, i + n).join(" "));
+          if (norm === null) continue;
+          const hash = await sha256Hex(state.episode.salt + ":" + field + ":" + norm);
+          if (spec.hashes.includes(hash)) accepted = true;
+          if ((spec.near || []).includes(hash)) rejected = true;
+        }
+      }
+      return rejected ? "rejected" : accepted ? "accepted" : null;
+    },
     /** Check the answer and decide the episode: success or the named failure. */
     async checkAnswer(field, text, failure = "wrong_answer") {
       const ok = await ctx.matches(field, text);
       finish(ok ? state.episode.success : failure);
       return ok;
     },
+    /**
+     * Listen on the microphone as a call platform does: detect each utterance by its energy,
+     * send it to the task server for speech recognition, and call onUtterance(text, info).
+     * Returns {stop(), level()}. Options: threshold (RMS), silenceMs (end of an utterance),
+     * maxMs (longest utterance), preRollMs (audio kept from before the onset).
+     */
+    async listen(onUtterance, options = {}) {
+      const opts = Object.assign({threshold: 0.01, silenceMs: 900, maxMs: 20000, preRollMs: 400, minMs: 250}, options);
+      const stream = await navigator.mediaDevices.getUserMedia({audio: true});
+      const ac = new AudioContext();
+      const source = ac.createMediaStreamSource(stream);
+      const node = ac.createScriptProcessor(2048, 1, 1);
+      const rate = ac.sampleRate;
+      const preRoll = [];           // recent blocks before an utterance starts
+      let current = null;           // blocks of the utterance in progress
+      let lastVoice = 0, started = 0, level = 0;
+      const mic = {level: 0, speaking: false, utterances: 0, heard: []};
+      state.mic = mic;
+      node.onaudioprocess = (e) => {
+        const block = new Float32Array(e.inputBuffer.getChannelData(0));
+        let sum = 0;
+        for (let i = 0; i < block.length; i++) sum += block[i] * block[i];
+        level = Math.sqrt(sum / block.length);
+        mic.level = level;
+        const t = performance.now();
+        if (level > opts.threshold) {
+          lastVoice = t;
+          if (!current) { current = preRoll.splice(0); started = t; mic.speaking = true; }
+        }
+        if (current) {
+          current.push(block);
+          if (t - lastVoice > opts.silenceMs || t - started > opts.maxMs) {
+            const blocks = current;
+            current = null;
+            mic.speaking = false;
+            if (t - started >= opts.minMs) upload(blocks);
+          }
+        } else {
+          preRoll.push(block);
+          while (preRoll.length * block.length > rate * opts.preRollMs / 1000) preRoll.shift();
+        }
+      };
+      source.connect(node);
+      node.connect(ac.destination);  // a ScriptProcessor only runs when connected; it outputs silence
+      async function upload(blocks) {
+        mic.utterances += 1;
+        try {
+          const response = await fetch("/api/listen", {method: "POST", headers: {"Content-Type": "audio/wav"}, body: encodeWav(blocks, rate)});
+          const data = await response.json();
+          if (!response.ok) throw new Error(data.error || ("HTTP " + response.status));
+          mic.heard.push(data.text);
+          if (data.text && result() === "pending") onUtterance(data.text, {at: now()});
+        } catch (e) {
+          window.DynaCU.errors.push("listen: " + e);
+        }
+      }
+      return {
+        level: () => level,
+        stop() { node.disconnect(); source.disconnect(); stream.getTracks().forEach((tr) => tr.stop()); ac.close(); },
+      };
+    },
     succeed() { return finish(state.episode.success); },
+    /** End the episode as "timeout" (a window the page gave the agent has closed). */
+    timeout() { ctx.stopAudio(); return finish("timeout"); },
     fail(name) {
       if (!state.episode.failures.includes(name)) throw new Error("undeclared failure " + name);
       return finish(name);
@@ -316,6 +421,8 @@
     error: null,
     errors: [],
     normalize,
+    /** Microphone state while the page listens: level, speaking, utterances, heard (privileged). */
+    get mic() { return state.mic || null; },
     task(definition) {
       state.definition = definition;
       load(definition).then(
