@@ -44,7 +44,6 @@ TEXT_CHARSET = "".join(
     ch for ch in map(chr, range(0x20, 0x3000)) if ch.isprintable()
 ) + "\n\t\ufffd"
 _CHARSET = frozenset(TEXT_CHARSET)
-KEY_CHARSET = string.ascii_letters + string.digits + "+-_=[];',./\\`"
 
 
 class ActionType(enum.IntEnum):
@@ -107,7 +106,7 @@ def action_space() -> spaces.Dict:
             "x": spaces.Discrete(SCREEN_WIDTH),
             "y": spaces.Discrete(SCREEN_HEIGHT),
             "text": spaces.Text(MAX_TEXT, min_length=0, charset=TEXT_CHARSET),
-            "key": spaces.Text(MAX_KEY, min_length=1, charset=KEY_CHARSET),
+            "key": spaces.Discrete(len(KEY_VOCABULARY)),
             "direction": spaces.Discrete(2),  # 0 up, 1 down
             "amount": spaces.Discrete(MAX_SCROLL, start=1),
             "seconds": spaces.Box(0.0, MAX_WAIT_S, shape=(), dtype=np.float32),
@@ -133,6 +132,18 @@ _KEY_ALIASES = {
     "ctrl": "Control", "control": "Control", "alt": "Alt", "option": "Alt", "meta": "Meta",
     "cmd": "Meta", "command": "Meta", "super": "Meta", "capslock": "CapsLock",
 }  # fmt: skip
+
+
+# The keys and combinations the Dict space indexes (``key`` may also be any valid combination
+# as a string): named keys, printable ASCII characters, and the usual editing shortcuts.
+KEY_VOCABULARY: tuple[str, ...] = (
+    *sorted(_NAMED_KEYS),
+    *(ch for ch in string.printable if ch.isprintable() and ch not in " "),
+    *(f"Control+{k}" for k in "acvxzyf"),
+    "Control+Shift+z", "Shift+Tab", "Alt+Tab", "Control+Enter", "Shift+Enter",
+    "Control+Backspace", "Control+ArrowLeft", "Control+ArrowRight", "Shift+ArrowLeft",
+    "Shift+ArrowRight", "Shift+Home", "Shift+End",
+)  # fmt: skip
 
 
 def normalize_key(combo: str) -> str:
@@ -250,7 +261,15 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
             raise ActionError("speak needs some words to say")
         return Action(kind, text=text, narration=narration)
     if kind == ActionType.KEY:
-        key = normalize_key(_as_text(need("key"), "key", MAX_KEY))
+        key = need("key")
+        if not isinstance(key, str):
+            index = _as_int(key, "key")
+            if not 0 <= index < len(KEY_VOCABULARY):
+                raise ActionError(
+                    f"expected a key name or an index in 0..{len(KEY_VOCABULARY) - 1}, got {index}"
+                )
+            key = KEY_VOCABULARY[index]
+        key = normalize_key(_as_text(key, "key", MAX_KEY))
         return Action(kind, key=key, narration=narration)
     if kind == ActionType.SCROLL:
         direction = raw.get("direction", "down")

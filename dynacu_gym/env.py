@@ -31,6 +31,8 @@ from dynacu_gym.tasks import TaskSpec, find_task
 MAX_INSTRUCTION = 4096  # characters of the instruction observation
 MAX_ERROR = 2000  # characters of the last-action-error observation
 RESULT_POLL_S = 0.25  # how often a wait checks whether the page has decided
+# Resolves after the page has produced two frames: the first paints the input's effect.
+SETTLE_SCRIPT = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
 class DynaCUEnv(gym.Env):
@@ -315,6 +317,9 @@ class DynaCUEnv(gym.Env):
             browser.scroll(0, sign * act.amount * SCROLL_NOTCH_PX)
         elif act.type == ActionType.WAIT:
             self._wait(act.seconds)
+        if act.type in (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL):
+            # Let the page paint what the input changed, so the screenshot shows its effect.
+            browser.evaluate(SETTLE_SCRIPT)
 
     def _wait(self, seconds: float) -> None:
         """Let the wall clock run; stop early only if the page decides the episode."""

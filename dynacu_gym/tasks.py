@@ -210,7 +210,11 @@ class _Table:
         if key not in self.data:
             if default is ...:
                 location = f"[{self.where}] " if self.where else ""
-                raise TaskFormatError(f"{self.path}: {location}missing {key!r} ({expected})")
+                close = difflib.get_close_matches(key, list(self.data), n=1)
+                hint = f"; is {close[0]!r} a typo of it?" if close else ""
+                raise TaskFormatError(
+                    f"{self.path}: {location}missing {key!r} ({expected}){hint}"
+                )
             return default
         value = self.data[key]
         if not check(value):

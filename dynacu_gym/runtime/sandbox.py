@@ -49,7 +49,8 @@ class Sandbox:
         self.audio = AudioServer(self.workdir)
         self.server = TaskServer(asr_model=self.config.listen_model)
         self.browser: Browser | None = None
-        self.restarts = 0
+        self.restarts = 0  # rebuilds after a part died (the first start is not one)
+        self._started = False
         self._closed = False
         _OPEN_SANDBOXES.add(self)
 
@@ -75,6 +76,7 @@ class Sandbox:
                     height=self.config.height,
                 )
                 self.browser.start(self.config.start_timeout_s)
+            self._started = True
         except BaseException:
             self.stop_parts()
             raise
@@ -120,7 +122,8 @@ class Sandbox:
             self.display.stop()
         if not self.audio.alive():
             self.audio.stop()
-        self.restarts += 1
+        if self._started:
+            self.restarts += 1
         self.start()
         return True
 

@@ -421,6 +421,9 @@
     error: null,
     errors: [],
     normalize,
+    /** Privileged checks for tests: does `text` match / mention an accepted answer of `field`? */
+    matches: (field, text) => ctx.matches(field, text),
+    mentions: (field, text) => ctx.mentions(field, text),
     /** Microphone state while the page listens: level, speaking, utterances, heard (privileged). */
     get mic() { return state.mic || null; },
     task(definition) {

@@ -1,0 +1,238 @@
+"""The env on the real stack: Chromium under Xvfb, PulseAudio, the task server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import urllib.request
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import dynacu_gym
+from dynacu_gym import parse_action
+from dynacu_gym.runtime.process import descendants
+
+pytestmark = pytest.mark.browser
+
+
+def _probe(env):
+    return env.evaluate_in_page("() => window.probe")
+
+
+def test_click_lands_on_the_pixel(probe_env):
+    probe_env.reset(seed=0)
+    for x, y in [(300, 300), (6, 712), (1250, 6)]:  # x < 1265: right of that is the scrollbar
+        obs, reward, terminated, truncated, info = probe_env.step(parse_action(f"click {x} {y}"))
+        assert info["last_action_error"] == ""
+        assert _probe(probe_env)["clicks"][-1] == [x, y]
+        # The page draws a red 10x10 marker centred on the click; the screen grab sees it.
+        shot = obs["screenshot"]
+        cx, cy = min(max(x, 5), 1274), min(max(y, 5), 714)
+        patch = shot[cy - 2 : cy + 3, cx - 2 : cx + 3]
+        assert (patch[..., 0] > 200).all() and (patch[..., 1] < 60).all()
+
+
+def test_typed_text_and_keys_arrive(probe_env):
+    probe_env.reset(seed=0)
+    probe_env.step(parse_action("click 640 200"))
+    probe_env.step(parse_action('type "grey whale"'))
+    probe_env.step(parse_action("key Backspace"))
+    probe_env.step(parse_action('type "é"'))
+    value = probe_env.evaluate_in_page("() => document.getElementById('field').value")
+    assert value == "grey whalé"
+    probe_env.step(parse_action("key Control+a"))
+    probe_env.step(parse_action("key Delete"))
+    assert probe_env.evaluate_in_page("() => document.getElementById('field').value") == ""
+    assert "Backspace" in _probe(probe_env)["keys"]
+
+
+def test_scroll_moves_the_page(probe_env):
+    probe_env.reset(seed=0)
+    probe_env.step(parse_action("scroll down 3"))
+    probe_env.step(parse_action("wait 0.3"))
+    assert _probe(probe_env)["scrollY"] == 300
+    probe_env.step(parse_action("scroll up 1"))
+    probe_env.step(parse_action("wait 0.3"))
+    assert _probe(probe_env)["scrollY"] == 200
+
+
+def test_wait_takes_wall_time(probe_env):
+    obs, _ = probe_env.reset(seed=0)
+    t = time.monotonic()
+    obs, *_ = probe_env.step(parse_action("wait 2"))
+    took = time.monotonic() - t
+    assert 2.0 <= took < 2.3
+    assert float(obs["elapsed"]) >= 2.0
+
+
+def test_result_decides_reward(probe_env):
+    probe_env.reset(seed=0)
+    probe_env.step(parse_action("click 640 200"))
+    probe_env.step(parse_action('type "the Blue Whale"'))
+    obs, reward, terminated, truncated, info = probe_env.step(parse_action("key Enter"))
+    assert (reward, terminated, truncated, info["task_result"]) == (1.0, True, False, "success")
+    # After the end, steps are reported, not performed.
+    obs, reward, terminated, *_ = probe_env.step(parse_action("click 1 1"))
+    assert reward == 0.0 and "episode has ended" in obs["last_action_error"]
+
+
+def test_wrong_answer_is_the_named_failure(probe_env):
+    probe_env.reset(seed=0)
+    probe_env.step(parse_action("click 640 200"))
+    probe_env.step(parse_action('type "grey whale"'))
+    _, reward, terminated, _, info = probe_env.step(parse_action("key Enter"))
+    assert (reward, terminated, info["task_result"]) == (0.0, True, "wrong_answer")
+
+
+def test_done_ends_with_the_page_verdict(probe_env):
+    probe_env.reset(seed=0)
+    _, reward, terminated, truncated, info = probe_env.step(parse_action("done"))
+    assert (reward, terminated, truncated, info["task_result"]) == (0.0, True, False, "pending")
+
+
+def test_agent_mistakes_are_reported_not_raised(probe_env):
+    probe_env.reset(seed=0)
+    for bad, message in [
+        ({"type": "click", "x": 5000, "y": 3}, "off the screen"),
+        ({"type": "warp"}, "expected an action type"),
+        ({"type": "type", "text": "x" * 100_000}, "at most 4096"),
+        ("click 1 2", "expected an action dict"),
+        ({"type": "speak", "text": "hello"}, "speak needs the speak channel"),
+    ]:
+        obs, reward, terminated, truncated, info = probe_env.step(bad)
+        assert message in info["last_action_error"]
+        assert message in obs["last_action_error"]
+        assert "[LAST ACTION ERROR]" in obs["record"]
+        assert not terminated and not truncated
+    assert probe_env.observation_space.contains(obs)
+    # The env is still usable.
+    _, _, _, _, info = probe_env.step(parse_action("click 640 200"))
+    assert info["last_action_error"] == ""
+
+
+def test_observation_record_and_timings(probe_env):
+    obs, info = probe_env.reset(seed=0)
+    assert probe_env.observation_space.contains(obs)
+    assert obs["screenshot"].shape == (720, 1280, 3) and obs["screenshot"].dtype == np.uint8
+    assert obs["record"].startswith("Observation Record — Step 0 (t = ")
+    obs, _, _, _, info = probe_env.step(parse_action("wait 0.5  # nothing yet"))
+    assert "Step 1: wait 0.5  # nothing yet" in obs["record"]
+    assert "[TASK] Type the word shown in the box" in obs["record"]
+    assert set(info["timings"]) >= {"action", "result", "capture", "total"}
+
+
+def test_page_cannot_reach_other_addresses(probe_env):
+    probe_env.reset(seed=0)
+    origin = probe_env.sandbox.server.origin
+    for url in ["http://example.com/", "http://127.0.0.2:9/", "http://[::1]:1/", "https://10.0.0.1/"]:
+        assert probe_env.evaluate_in_page("u => window.tryFetch(u)", url) == "blocked"
+        assert url in probe_env.sandbox.browser.blocked_requests
+    assert probe_env.evaluate_in_page("u => window.tryFetch(u)", origin + "/api/episode") == "status 200"
+
+
+def test_server_refuses_private_and_foreign_files(probe_env):
+    probe_env.reset(seed=0)
+    origin = probe_env.sandbox.server.origin
+
+    def status(path):
+        try:
+            with urllib.request.urlopen(origin + path, timeout=5) as r:
+                return r.status
+        except urllib.error.HTTPError as e:
+            return e.code
+
+    assert status("/task/index.html") == 200
+    assert status("/shared/dynacu-task.js") == 200
+    for path in [
+        "/task/task.toml",
+        "/task/../90-input-probe/task.toml",
+        "/task/%2e%2e/%2e%2e/%2e%2e/pyproject.toml",
+        "/shared/../H/1-capital-screening/task.toml",
+        "/shared/../H/1-capital-screening/audio/manifest.json",
+        "/etc/passwd",
+        "/task/.hidden",
+    ]:
+        assert status(path) == 404, path
+    # The episode data holds hashes, not answers.
+    with urllib.request.urlopen(origin + "/api/episode", timeout=5) as r:
+        body = r.read().decode()
+    assert "blue whale" not in body.lower() and "hashes" in body
+
+
+def test_two_envs_are_isolated(make_env, probe_task):
+    a, b = make_env(probe_task), make_env(probe_task)
+    a.reset(seed=0)
+    b.reset(seed=0)
+    assert a.sandbox.display.display != b.sandbox.display.display
+    assert a.sandbox.audio.socket != b.sandbox.audio.socket
+    assert a.sandbox.audio.pid != b.sandbox.audio.pid
+    assert a.sandbox.server.origin != b.sandbox.server.origin
+    a.step(parse_action("click 100 100"))
+    b.step(parse_action("click 200 200"))
+    assert _probe(a)["clicks"] == [[100, 100]]
+    assert _probe(b)["clicks"] == [[200, 200]]
+
+
+def test_close_leaves_no_process(probe_task):
+    before = descendants()
+    env = dynacu_gym.env.DynaCUEnv(probe_task)
+    env.reset(seed=0)
+    started = descendants() - before
+    assert len(started) >= 4  # Xvfb, pulseaudio, the Playwright driver, Chromium
+    env.close()
+    env.close()  # idempotent
+    deadline = time.monotonic() + 5
+    while descendants() & started and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not descendants() & started
+
+
+def test_killed_browser_truncates_and_reset_recovers(make_env, probe_task):
+    env = make_env(probe_task)
+    env.reset(seed=0)
+    for pid in env.sandbox.browser.browser_pids():
+        os.kill(pid, signal.SIGKILL)
+    obs, reward, terminated, truncated, info = env.step(parse_action("click 10 10"))
+    assert truncated and reward == 0.0
+    assert "browser" in info["infra_error"].lower() or "closed" in info["infra_error"].lower()
+    obs, info = env.reset(seed=1)
+    assert info["restarts"] == 1
+    _, _, _, _, info = env.step(parse_action("click 640 200"))
+    assert info["last_action_error"] == "" and "infra_error" not in info
+
+
+def test_killed_audio_daemon_truncates_and_reset_recovers(make_env, probe_task):
+    env = make_env(probe_task)
+    env.reset(seed=0)
+    old_pid = env.sandbox.audio.pid
+    os.kill(old_pid, signal.SIGKILL)
+    time.sleep(0.2)
+    _, _, _, truncated, info = env.step(parse_action("wait 0.1"))
+    assert truncated and "audio" in info["infra_error"]
+    env.reset(seed=0)
+    assert env.sandbox.audio.pid != old_pid and env.sandbox.audio.alive()
+    _, _, _, truncated, _ = env.step(parse_action("wait 0.1"))
+    assert not truncated
+
+
+def test_step_before_reset_raises(make_env, probe_task):
+    env = make_env(probe_task)
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step(parse_action("wait 0"))
+
+
+def test_page_that_never_gets_ready_is_a_clear_error(make_env, tmp_path, probe_task):
+    import shutil
+
+    from dynacu_gym.tasks import load_task
+
+    folder = tmp_path / "F" / "90-input-probe"
+    shutil.copytree(probe_task.root, folder)
+    page = folder / "index.html"
+    page.write_text(page.read_text().replace("DynaCU.task({", "({"))
+    env = make_env(load_task(folder), ready_timeout_s=1.0, max_restarts=1)
+    with pytest.raises(dynacu_gym.runtime.process.InfraError, match="did not become ready"):
+        env.reset(seed=0)
