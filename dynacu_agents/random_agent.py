@@ -38,5 +38,9 @@ class RandomAgent:
             return {"type": "key", "key": _KEYS[int(self.rng.integers(len(_KEYS)))]}, {}
         if kind == "scroll":
             direction = "up" if self.rng.random() < 0.5 else "down"
-            return {"type": "scroll", "direction": direction, "amount": 1 + int(self.rng.integers(3))}, {}
+            return {
+                "type": "scroll",
+                "direction": direction,
+                "amount": 1 + int(self.rng.integers(3)),
+            }, {}
         return {"type": "wait", "seconds": float(self.rng.uniform(0.5, 3.0))}, {}

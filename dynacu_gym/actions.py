@@ -1,4 +1,4 @@
-"""Actions: their types, the Dict action space, and the text form ``parse_action``/``format_action``.
+"""Actions: their types, the Dict action space, and their text form.
 
 Text form, one action per line (an optional narration follows ``#``)::
 
@@ -40,9 +40,9 @@ MAX_WAIT_S = 30.0  # seconds in one wait action; wait again to wait longer
 # Printable characters of the Basic Multilingual Plane up to the CJK blocks, plus newline and
 # tab: Latin, Greek, Cyrillic, Hebrew, Arabic, Indic scripts, punctuation, arrows, symbols. Text
 # in observations is mapped into this set (see ``to_charset``) so it always lies in the space.
-TEXT_CHARSET = "".join(
-    ch for ch in map(chr, range(0x20, 0x3000)) if ch.isprintable()
-) + "\n\t\ufffd"
+TEXT_CHARSET = (
+    "".join(ch for ch in map(chr, range(0x20, 0x3000)) if ch.isprintable()) + "\n\t\ufffd"
+)
 _CHARSET = frozenset(TEXT_CHARSET)
 
 
@@ -293,7 +293,7 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
 
 
 def _tokenize(line: str) -> tuple[list[str], str]:
-    """Split an action line into tokens and a narration (after a '#' outside quotes).
+    r"""Split an action line into tokens and a narration (after a '#' outside quotes).
 
     Tokens are separated by spaces; a double-quoted token may hold spaces, ``\\"`` and ``\\\\``.
     """
@@ -313,7 +313,7 @@ def _tokenize(line: str) -> tuple[list[str], str]:
             buf = []
             while True:
                 if i >= n:
-                    raise ActionError(f"unclosed quote in {line!r}; write text as \"like this\"")
+                    raise ActionError(f'unclosed quote in {line!r}; write text as "like this"')
                 if line[i] == "\\" and i + 1 < n and line[i + 1] in '"\\':
                     buf.append(line[i + 1])
                     i += 2

@@ -2,8 +2,8 @@
 
 The page compares the agent's answer with salted hashes that the task server hands out, so no
 page source holds an answer. Both sides must normalise identically: this module is the Python
-side and ``tasks/_shared/dynacu-task.js`` the JavaScript side. ``tasks/_shared/normalize-cases.json``
-holds the cases both are tested against (the JavaScript side in a real browser).
+side and ``tasks/_shared/dynacu-task.js`` the JavaScript side; the cases both are tested
+against (the JavaScript side in a real browser) are in ``tasks/_shared/normalize-cases.json``.
 
 Kinds:
     text    case, accents, punctuation and a leading article do not matter.
@@ -115,9 +115,7 @@ def _number(text: str) -> str | None:
     text = re.sub(r"^[\s\"']+|[\s\"'.!?;:]+$", "", text)
     text = _NUMBER_NOISE.sub(" ", text)
     text = re.sub(r"\s+", " ", text).strip()
-    m = re.fullmatch(
-        r"([+-]?) ?(\d{1,3}(?:,\d{3})+|\d*)(?:\.(\d+))? ?([a-z]+)?", text
-    )
+    m = re.fullmatch(r"([+-]?) ?(\d{1,3}(?:,\d{3})+|\d*)(?:\.(\d+))? ?([a-z]+)?", text)
     if m and (m.group(2) or m.group(3)):
         sign, int_part, frac, suffix = m.groups()
         if suffix is not None and suffix not in _SUFFIXES:
@@ -211,8 +209,7 @@ def _time(text: str) -> str | None:
 def _digits(text: str) -> str | None:
     tokens = re.split(r"[ \-]+", text)
     out = "".join(
-        str(_UNITS[t]) if t in _UNITS and _UNITS[t] <= 9 else re.sub(r"\D", "", t)
-        for t in tokens
+        str(_UNITS[t]) if t in _UNITS and _UNITS[t] <= 9 else re.sub(r"\D", "", t) for t in tokens
     )
     return out or None
 

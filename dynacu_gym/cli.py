@@ -1,9 +1,9 @@
 """The ``dynacu`` command.
 
-    dynacu list                         the catalogue: id, category, tier, axes, duration
-    dynacu solve --tasks 'A*,B1'        run scripted solutions through the env; result table
-    dynacu render-audio [IDS...]        render tasks' spoken lines with piper (skips current)
-    dynacu snapshot ID --at 1,5 --out D  screenshots of a task page at those seconds
+dynacu list                         the catalogue: id, category, tier, axes, duration
+dynacu solve --tasks 'A*,B1'        run scripted solutions through the env; result table
+dynacu render-audio [IDS...]        render tasks' spoken lines with piper (skips current)
+dynacu snapshot ID --at 1,5 --out D  screenshots of a task page at those seconds
 """
 
 from __future__ import annotations
@@ -70,9 +70,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             env.close()
         failures += not outcome.success
         results.append(outcome.to_dict())
-        rows.append(
-            (task_id, outcome.result, str(outcome.steps), f"{outcome.seconds:.1f}")
-        )
+        rows.append((task_id, outcome.result, str(outcome.steps), f"{outcome.seconds:.1f}"))
         print(f"{task_id}: {outcome.result} in {outcome.seconds:.1f} s", file=sys.stderr)
     _print_table(("task", "result", "steps", "seconds"), rows)
     print(f"\n{len(rows) - failures}/{len(rows)} scripted solutions succeeded")
@@ -110,7 +108,9 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         assert env.sandbox is not None
         for t in times:
             time.sleep(max(0.0, t - env.elapsed))
-            path = save_png(env.sandbox.display.grab(), Path(args.out) / f"{env.task.id}-{t:05.1f}s.png")
+            path = save_png(
+                env.sandbox.display.grab(), Path(args.out) / f"{env.task.id}-{t:05.1f}s.png"
+            )
             print(path)
     finally:
         env.close()

@@ -30,6 +30,7 @@ from dynacu_gym.tasks import TaskSpec, find_task
 
 MAX_INSTRUCTION = 4096  # characters of the instruction observation
 MAX_ERROR = 2000  # characters of the last-action-error observation
+MAX_ELAPSED_S = 86_400.0  # the elapsed observation's bound: a day is far past any time limit
 RESULT_POLL_S = 0.25  # how often a wait checks whether the page has decided
 # Resolves after the page has produced two frames: the first paints the input's effect.
 SETTLE_SCRIPT = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
@@ -105,7 +106,7 @@ class DynaCUEnv(gym.Env):
                     0, 255, shape=(SCREEN_HEIGHT, SCREEN_WIDTH, 3), dtype=np.uint8
                 ),
                 "instruction": spaces.Text(MAX_INSTRUCTION, min_length=0, charset=TEXT_CHARSET),
-                "elapsed": spaces.Box(0.0, np.inf, shape=(), dtype=np.float32),
+                "elapsed": spaces.Box(0.0, MAX_ELAPSED_S, shape=(), dtype=np.float32),
                 "last_action_error": spaces.Text(MAX_ERROR, min_length=0, charset=TEXT_CHARSET),
                 "record": spaces.Text(MAX_RECORD_CHARS, min_length=0, charset=TEXT_CHARSET),
             }
@@ -252,8 +253,10 @@ class DynaCUEnv(gym.Env):
     # ---- privileged access (scripted solutions, tests) ---------------------------------------
 
     def evaluate_in_page(self, expression: str, arg: Any = None) -> Any:
-        """Evaluate JavaScript in the task page. Privileged: for scripted solutions and tests,
-        never for agents under evaluation."""
+        """Evaluate JavaScript in the task page.
+
+        Privileged: for scripted solutions and tests, never for agents under evaluation.
+        """
         return self._sandbox().browser_or_raise().evaluate(expression, arg)
 
     @property

@@ -60,7 +60,7 @@ def run_episode(env: gym.Env, agent: Any, seed: int | None = None) -> EpisodeRes
             break
     if infra_error:
         result = "infra_error"
-    task = env.unwrapped.task
+    task = env.unwrapped.task  # type: ignore[attr-defined]  # a DynaCUEnv underneath
     return EpisodeResult(
         task=task.id,
         seed=seed,

@@ -12,7 +12,9 @@ import numpy as np
 def encode_png(image: np.ndarray, level: int = 6) -> bytes:
     """An (H, W, 3) or (H, W) uint8 array as PNG bytes."""
     if image.dtype != np.uint8 or image.ndim not in (2, 3):
-        raise ValueError(f"expected a uint8 (H, W) or (H, W, 3) array, got {image.dtype} {image.shape}")
+        raise ValueError(
+            f"expected a uint8 (H, W) or (H, W, 3) array, got {image.dtype} {image.shape}"
+        )
     if image.ndim == 3 and image.shape[2] != 3:
         raise ValueError(f"expected 3 channels, got {image.shape[2]}")
     height, width = image.shape[:2]
@@ -21,8 +23,11 @@ def encode_png(image: np.ndarray, level: int = 6) -> bytes:
     raw = np.hstack([np.zeros((height, 1), dtype=np.uint8), rows]).tobytes()
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(
-            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
         )
 
     header = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)

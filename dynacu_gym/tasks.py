@@ -1,5 +1,6 @@
-"""Tasks as data: ``task.toml`` loaded into a :class:`TaskSpec`, validated with errors that name
-the file, the field and what was expected.
+"""Tasks as data: ``task.toml`` loaded into a validated :class:`TaskSpec`.
+
+Errors name the file, the field and what was expected.
 
 A task folder ``tasks/<Cat>/<N>-<slug>/`` holds ``task.toml``, the page (its own ``index.html``
 or a shared app from ``tasks/_shared/apps/`` named by ``app``), and assets such as audio rendered
@@ -212,9 +213,7 @@ class _Table:
                 location = f"[{self.where}] " if self.where else ""
                 close = difflib.get_close_matches(key, list(self.data), n=1)
                 hint = f"; is {close[0]!r} a typo of it?" if close else ""
-                raise TaskFormatError(
-                    f"{self.path}: {location}missing {key!r} ({expected}){hint}"
-                )
+                raise TaskFormatError(f"{self.path}: {location}missing {key!r} ({expected}){hint}")
             return default
         value = self.data[key]
         if not check(value):
@@ -242,9 +241,11 @@ class _Table:
         return self.get(
             key,
             "a non-empty list of strings" if nonempty else "a list of strings",
-            lambda v: isinstance(v, list)
-            and all(isinstance(s, str) and s.strip() for s in v)
-            and (bool(v) or not nonempty),
+            lambda v: (
+                isinstance(v, list)
+                and all(isinstance(s, str) and s.strip() for s in v)
+                and (bool(v) or not nonempty)
+            ),
             default,
             tuple,
         )
@@ -300,17 +301,24 @@ def load_task(folder: str | Path) -> TaskSpec:
         raise TaskFormatError(f"{path}: not valid TOML: {e}") from e
 
     top = _Table(path, raw, "")
-    task_id = top.get("id", "a task id like 'A1'", lambda v: isinstance(v, str) and bool(TASK_ID.match(v)))
+    task_id = top.get(
+        "id", "a task id like 'A1'", lambda v: isinstance(v, str) and bool(TASK_ID.match(v))
+    )
     category, number = TASK_ID.match(task_id).groups()  # type: ignore[union-attr]
     folder_match = re.match(r"^(\d+)-", folder.name)
-    if folder.parent.name != category or not folder_match or int(folder_match.group(1)) != int(number):
+    if (
+        folder.parent.name != category
+        or not folder_match
+        or int(folder_match.group(1)) != int(number)
+    ):
         raise TaskFormatError(
             f"{path}: 'id' {task_id!r} does not match the folder; expected "
             f"tasks/{category}/{int(number)}-<slug>/"
         )
     if category not in CATEGORIES:
-        raise TaskFormatError(f"{path}: 'id': unknown category {category!r}; expected one of "
-                              f"{', '.join(CATEGORIES)}")
+        raise TaskFormatError(
+            f"{path}: 'id': unknown category {category!r}; expected one of {', '.join(CATEGORIES)}"
+        )
     got_category = top.choice("category", tuple(CATEGORIES), default=category)
     if got_category != category:
         top.fail("category", f"{category!r} (from the id)", got_category)
@@ -319,7 +327,9 @@ def load_task(folder: str | Path) -> TaskSpec:
     axes = top.get(
         "axes",
         f"a non-empty list drawn from {', '.join(AXES)}",
-        lambda v: isinstance(v, list) and bool(v) and all(a in AXES for a in v) and len(set(v)) == len(v),
+        lambda v: (
+            isinstance(v, list) and bool(v) and all(a in AXES for a in v) and len(set(v)) == len(v)
+        ),
         convert=tuple,
     )
     if category != "S":
@@ -394,10 +404,12 @@ def load_task(folder: str | Path) -> TaskSpec:
         window = t.get(
             "window",
             "[start, end] in seconds with start <= end",
-            lambda v: isinstance(v, list)
-            and len(v) == 2
-            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
-            and 0 <= v[0] <= v[1],
+            lambda v: (
+                isinstance(v, list)
+                and len(v) == 2
+                and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+                and 0 <= v[0] <= v[1]
+            ),
             convert=lambda v: (float(v[0]), float(v[1])),
         )
         evidence.append(

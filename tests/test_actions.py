@@ -80,8 +80,14 @@ def test_format_round_trip(text):
     ],
 )
 def test_parse_errors_say_what_was_expected(text, message):
-    with pytest.raises(ActionError, match=message.replace("(", r"\(").replace("[", r"\[")
-                       .replace("|", r"\|").replace(")", r"\)").replace("]", r"\]")):
+    with pytest.raises(
+        ActionError,
+        match=message.replace("(", r"\(")
+        .replace("[", r"\[")
+        .replace("|", r"\|")
+        .replace(")", r"\)")
+        .replace("]", r"\]"),
+    ):
         parse_action(text)
 
 
@@ -125,8 +131,16 @@ def test_numpy_fields_are_accepted():
 
 @pytest.mark.parametrize(
     ("combo", "expected"),
-    [("enter", "Enter"), ("Esc", "Escape"), ("cmd+c", "Meta+c"), ("F5", "F5"), ("f12", "F12"),
-     ("Shift+Tab", "Shift+Tab"), ("a", "a"), ("Control++", "Control++")],
+    [
+        ("enter", "Enter"),
+        ("Esc", "Escape"),
+        ("cmd+c", "Meta+c"),
+        ("F5", "F5"),
+        ("f12", "F12"),
+        ("Shift+Tab", "Shift+Tab"),
+        ("a", "a"),
+        ("Control++", "Control++"),
+    ],
 )
 def test_key_names(combo, expected):
     assert normalize_key(combo) == expected

@@ -127,10 +127,18 @@ def test_observation_record_and_timings(probe_env):
 def test_page_cannot_reach_other_addresses(probe_env):
     probe_env.reset(seed=0)
     origin = probe_env.sandbox.server.origin
-    for url in ["http://example.com/", "http://127.0.0.2:9/", "http://[::1]:1/", "https://10.0.0.1/"]:
+    for url in [
+        "http://example.com/",
+        "http://127.0.0.2:9/",
+        "http://[::1]:1/",
+        "https://10.0.0.1/",
+    ]:
         assert probe_env.evaluate_in_page("u => window.tryFetch(u)", url) == "blocked"
         assert url in probe_env.sandbox.browser.blocked_requests
-    assert probe_env.evaluate_in_page("u => window.tryFetch(u)", origin + "/api/episode") == "status 200"
+    assert (
+        probe_env.evaluate_in_page("u => window.tryFetch(u)", origin + "/api/episode")
+        == "status 200"
+    )
 
 
 def test_server_refuses_private_and_foreign_files(probe_env):

@@ -40,11 +40,19 @@ def test_audio_matches_script(task_id):
 def test_spoken_words_are_not_on_the_page(task_id):
     """What is said must not be written in any file the server hands the page."""
     task = find_task(task_id)
-    public = [p for p in task.root.rglob("*") if p.is_file() and p.suffix in (".html", ".js", ".json", ".css")]
+    public = [
+        p
+        for p in task.root.rglob("*")
+        if p.is_file() and p.suffix in (".html", ".js", ".json", ".css")
+    ]
     if task.app:
-        public += [p for p in (task.root.parent.parent / "_shared" / "apps" / task.app).rglob("*") if p.is_file()]
+        public += [
+            p
+            for p in (task.root.parent.parent / "_shared" / "apps" / task.app).rglob("*")
+            if p.is_file()
+        ]
     texts = [p.read_text(errors="ignore").lower() for p in public]
-    config_text = repr(task.config).lower() + repr([l.show for l in task.script]).lower()
+    config_text = repr(task.config).lower() + repr([line.show for line in task.script]).lower()
     for line in task.script:
         if line.say:
             assert line.say.lower() not in config_text
@@ -90,7 +98,7 @@ REQUIRED = ["id", "title", "tier", "axes", "instruction", "duration_s", "time_li
 @pytest.mark.parametrize("field", REQUIRED)
 def test_missing_field_is_named(tmp_path, field):
     def drop(text: str) -> str:
-        return "\n".join(l for l in text.splitlines() if not l.startswith(f"{field} ="))
+        return "\n".join(x for x in text.splitlines() if not x.startswith(f"{field} ="))
 
     with pytest.raises(TaskFormatError, match=rf"task\.toml: .*{field}"):
         load_task(_broken(tmp_path, drop))
@@ -111,7 +119,11 @@ def test_missing_field_is_named(tmp_path, field):
         ('action = "key Enter"', 'action = "key Hyper"', r"\[solution #3\] 'action': unknown key"),
         ('"{answer.word}"', '"{answer.colour}"', "FIELD in"),
         ('id = "F90"', 'id = "F91"', "does not match the folder"),
-        ('failures = ["wrong_answer"]', 'failures = ["wrong_answer"]\ncolour = 1', "unknown key 'colour'"),
+        (
+            'failures = ["wrong_answer"]',
+            'failures = ["wrong_answer"]\ncolour = 1',
+            "unknown key 'colour'",
+        ),
         ('id = "F90"', 'id = "Q90"', "'id'"),
         ("[answers.word]", "[answers.word\n", "not valid TOML"),
     ],

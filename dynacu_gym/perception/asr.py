@@ -55,7 +55,9 @@ class Recognizer:
         window is decoded without the previous text (that stopped hallucinated repeats).
         """
         if audio.dtype != np.float32 or audio.ndim != 1:
-            raise ValueError(f"expected 1-D float32 audio at {SAMPLE_RATE} Hz, got {audio.dtype} {audio.shape}")
+            raise ValueError(
+                f"expected 1-D float32 audio at {SAMPLE_RATE} Hz, got {audio.dtype} {audio.shape}"
+            )
         with self._lock:
             segments, _ = self._model.transcribe(
                 audio,
@@ -103,7 +105,9 @@ def load_recognizer(
     else:
         path, name = str(model), str(model)
     try:
-        whisper = WhisperModel(path, device=device, compute_type=compute_type, local_files_only=True)
+        whisper = WhisperModel(
+            path, device=device, compute_type=compute_type, local_files_only=True
+        )
     except Exception as e:  # huggingface_hub raises several kinds when a model is not cached
         raise FileNotFoundError(
             f"Whisper model {model!r} not found: expected a CTranslate2 model folder (with "
@@ -123,8 +127,19 @@ def decode_audio(data: bytes) -> np.ndarray:
         raise RuntimeError("ffmpeg is not installed; run `make setup`")
     result = subprocess.run(
         [
-            "ffmpeg", "-hide_banner", "-loglevel", "error", "-i", "pipe:0",
-            "-f", "f32le", "-ac", "1", "-ar", str(SAMPLE_RATE), "pipe:1",
+            "ffmpeg",
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-i",
+            "pipe:0",
+            "-f",
+            "f32le",
+            "-ac",
+            "1",
+            "-ar",
+            str(SAMPLE_RATE),
+            "pipe:1",
         ],  # fmt: skip
         input=data,
         capture_output=True,

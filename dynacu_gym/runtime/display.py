@@ -104,9 +104,7 @@ class VirtualDisplay:
             self._grabbers.mss = grabber
             self._grabbers.generation = self._generation
         try:
-            shot = grabber.grab(
-                {"left": 0, "top": 0, "width": self.width, "height": self.height}
-            )
+            shot = grabber.grab({"left": 0, "top": 0, "width": self.width, "height": self.height})
         except Exception as e:  # mss raises its own ScreenShotError and XErrors
             raise InfraError(f"could not grab the X display {self.display}: {e}") from e
         bgra = np.frombuffer(shot.raw, dtype=np.uint8).reshape(self.height, self.width, 4)

@@ -129,9 +129,7 @@ class TaskServer:
         timeline = []
         for line in task.script:
             if line.show or line.extra:
-                timeline.append(
-                    {"t": line.t, "show": line.show, "until": line.until, **line.extra}
-                )
+                timeline.append({"t": line.t, "show": line.show, "until": line.until, **line.extra})
         answers = {}
         for name, spec in task.answers.items():
             forms = {normalize(spec.kind, form) for form in spec.accept}

@@ -1,0 +1,38 @@
+"""Which tasks the default suite runs end to end, and which only `make test-all` runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from dynacu_gym.modes import CHANNEL_WRAPPERS, MODE_CHANNELS
+from dynacu_gym.tasks import find_task, task_folders
+
+ALL_TASKS = sorted(task_folders(), key=lambda i: (i[0], int(i[1:])))
+
+
+def _sample() -> set[str]:
+    """The first task of every category, plus the first of every tier: every category and
+    every channel (audio, visual, speech) is exercised by `make test`."""
+    chosen: dict[str, str] = {}
+    for task_id in ALL_TASKS:
+        chosen.setdefault(task_id[0], task_id)
+        chosen.setdefault(find_task(task_id).tier, task_id)
+    return set(chosen.values())
+
+
+SAMPLE = _sample()
+
+
+def solution_mode(task_id: str) -> str:
+    """The mode a task's scripted solution needs: speaking needs aoi_interactive."""
+    return "aoi_interactive" if find_task(task_id).solution_speaks else "standard"
+
+
+def mode_available(mode: str) -> bool:
+    """Whether this version provides every channel of ``mode``."""
+    return all(c in CHANNEL_WRAPPERS for c in MODE_CHANNELS[mode])
+
+
+def task_params(ids: list[str]) -> list:
+    """pytest params: sample tasks run by default, the rest are marked slow."""
+    return [pytest.param(i, marks=() if i in SAMPLE else pytest.mark.slow, id=i) for i in ids]

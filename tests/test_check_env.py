@@ -1,0 +1,59 @@
+"""Gymnasium's own checker on the unwrapped env of every registered id."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+from tasks_sample import ALL_TASKS, task_params
+
+import dynacu_gym
+from dynacu_gym.modes import ModeUnavailableError
+
+pytestmark = pytest.mark.browser
+REGISTERED = [i for i in ALL_TASKS if f"DynaCU-{i}-v0" in gym.registry]
+
+
+def test_every_task_is_registered():
+    assert REGISTERED == ALL_TASKS
+    spec = gym.spec("DynaCU-H1-v0")
+    assert spec.entry_point == "dynacu_gym.env:make_env"
+    assert spec.max_episode_steps and spec.nondeterministic
+
+
+@pytest.mark.parametrize("task_id", task_params(REGISTERED))
+def test_check_env(task_id):
+    env = gym.make(f"DynaCU-{task_id}-v0")
+    try:
+        check_env(env.unwrapped)
+    finally:
+        env.close()
+
+
+def test_unknown_mode_is_a_clear_error():
+    with pytest.raises(ValueError, match="expected a mode in"):
+        gym.make("DynaCU-H1-v0", mode="aoi_everything")
+
+
+@pytest.mark.parametrize("mode", [m for m in dynacu_gym.MODES if m != "standard"])
+def test_unbuilt_mode_says_so(mode):
+    try:
+        env = gym.make("DynaCU-H1-v0", mode=mode)
+    except ModeUnavailableError as e:
+        assert "does not provide yet" in str(e) and "standard" in str(e)
+    else:  # the channel exists: the mode must then work
+        env.close()
+
+
+def test_unknown_id_is_a_clear_error():
+    with pytest.raises(gym.error.Error, match="DynaCU-Z9"):
+        gym.make("DynaCU-Z9-v0")
+
+
+def test_render_rgb_array(make_env):
+    env = make_env("H1", render_mode="rgb_array")
+    obs, _ = env.reset(seed=0)
+    frame = env.render()
+    assert frame.shape == (720, 1280, 3) and (frame == obs["screenshot"]).all()
+    with pytest.raises(ValueError, match="render_mode"):
+        make_env("H1", render_mode="human")
