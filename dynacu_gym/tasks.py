@@ -174,6 +174,11 @@ class TaskSpec:
         return any(step.action.lstrip().lower().startswith("speak") for step in self.solution)
 
     @property
+    def solution_mode(self) -> str:
+        """The least mode the scripted solution runs in (speaking needs aoi_interactive)."""
+        return "aoi_interactive" if self.solution_speaks else "standard"
+
+    @property
     def page_path(self) -> str:
         """The page's URL path on the task server."""
         if self.app:

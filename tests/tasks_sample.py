@@ -24,8 +24,8 @@ SAMPLE = _sample()
 
 
 def solution_mode(task_id: str) -> str:
-    """The mode a task's scripted solution needs: speaking needs aoi_interactive."""
-    return "aoi_interactive" if find_task(task_id).solution_speaks else "standard"
+    """The mode a task's scripted solution needs."""
+    return find_task(task_id).solution_mode
 
 
 def mode_available(mode: str) -> bool:
