@@ -1,0 +1,320 @@
+/* webform: a customer-account web form with transient UI (toasts and banners).
+ *
+ * Everything on the page comes from the task: ctx.config builds the page, ctx.timeline drives
+ * what comes and goes. The page holds no answer; it checks typed answers with ctx.checkAnswer.
+ *
+ * [config]
+ *   brand        {name, tagline, color}          the company (logo drawn from its initial)
+ *   nav          ["Billing", ...]                top navigation; nav_active: index shown current
+ *   user         {name, initials}                the signed-in customer
+ *   breadcrumb   ["My account", "Move service"]
+ *   title, intro                                 the form's heading and lead text
+ *   fields       [{...}]                         in order; each either a group heading
+ *                  {heading = "Schedule"} or a field {name, label, type = text|email|tel|
+ *                  date|select|textarea|checkbox, value, placeholder, options, width =
+ *                  full|half|third, required, hint, answer = "FIELD"}. A field with `answer`
+ *                  is checked on Submit: all such fields right -> success, else the
+ *                  submit.failure (default wrong_answer).
+ *   submit       {label, cancel, note, busy_label, busy_s, resubmit, required_text, failure}
+ *                  busy_s: seconds the button spins when no `on = "submit"` line says when
+ *                  the response comes (default 1.0); resubmit: Submit works again after a
+ *                  response (default true).
+ *   support      {title, text, label, placeholder, button, answer = "FIELD", done_text,
+ *                 phone, sending, sent_label, failure}
+ *                  the help box; Send (or Enter) checks `answer` with ctx.checkAnswer.
+ *   aside        [{title, lines = [...]}]        more cards under the support box
+ *   footer       "..."
+ *
+ * [[script]] lines the page reads (ctx.timeline):
+ *   show         the message text; kind = "toast" (default) or "banner"
+ *   title        a toast's bold first line (optional)
+ *   tone         error | warning | info | success (default info)
+ *   until        when it goes (absent: it stays until closed)
+ *   on           "submit" or "send": t and until count from that user action (each time it
+ *                happens); absent: t and until count from the episode start
+ * A toast is in the DOM only while it is on screen.
+ */
+(function () {
+  "use strict";
+
+  const SVG = {
+    error: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10" fill="currentColor"/><rect x="11" y="6" width="2" height="8" rx="1" fill="#fff"/><circle cx="12" cy="17" r="1.3" fill="#fff"/></svg>',
+    warning: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 2 1 21h22L12 2z" fill="currentColor"/><rect x="11" y="9" width="2" height="6" rx="1" fill="#fff"/><circle cx="12" cy="18" r="1.2" fill="#fff"/></svg>',
+    info: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10" fill="currentColor"/><rect x="11" y="10" width="2" height="8" rx="1" fill="#fff"/><circle cx="12" cy="7" r="1.3" fill="#fff"/></svg>',
+    success: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10" fill="currentColor"/><path d="m7 12.5 3.2 3.2L17 9" stroke="#fff" stroke-width="2.2" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>',
+    close: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6 6 18" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>',
+    chat: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16v11H9l-5 4V4z" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linejoin="round"/></svg>',
+    phone: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6.6 10.8a15 15 0 0 0 6.6 6.6l2.2-2.2c.3-.3.7-.4 1-.2 1.1.4 2.3.6 3.6.6.6 0 1 .4 1 1V20c0 .6-.4 1-1 1A17 17 0 0 1 3 4c0-.6.4-1 1-1h3.5c.6 0 1 .4 1 1 0 1.3.2 2.5.6 3.6.1.3 0 .7-.2 1l-2.3 2.2z" fill="currentColor"/></svg>',
+    lock: '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="5" y="10" width="14" height="10" rx="2" fill="currentColor"/><path d="M8 10V7a4 4 0 0 1 8 0v3" stroke="currentColor" stroke-width="2" fill="none"/></svg>',
+    bell: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 16V11a6 6 0 0 1 12 0v5l2 2H4l2-2z" fill="currentColor"/><circle cx="12" cy="20" r="2" fill="currentColor"/></svg>',
+    chevron: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="m9 6 6 6-6 6" stroke="currentColor" stroke-width="2" fill="none" stroke-linecap="round"/></svg>',
+  };
+  const TONES = ["error", "warning", "info", "success"];
+
+  /** A DOM element: el("div.card", {text: "hi"}, [children]). */
+  function el(spec, props, children) {
+    const [tag, ...classes] = spec.split(".");
+    const node = document.createElement(tag || "div");
+    if (classes.length) node.className = classes.join(" ");
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "text") node.textContent = value;
+      else if (key === "html") node.innerHTML = value;
+      else if (key === "style") node.style.cssText = value;
+      else if (key in node && typeof value !== "string") node[key] = value;
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children || []) if (child) node.append(child);
+    return node;
+  }
+
+  const state = {ctx: null, cfg: null, busy: false, sent: false, inputs: {}};
+
+  // ---- page ---------------------------------------------------------------------------------
+
+  function build(ctx) {
+    const cfg = ctx.config;
+    const brand = cfg.brand || {name: "Account"};
+    document.title = (cfg.title || "Account") + " | " + brand.name;
+    if (brand.color) document.documentElement.style.setProperty("--brand", brand.color);
+    const app = document.getElementById("app");
+
+    const header = el("header.wf-header", {}, [
+      el("div.wf-logo", {}, [
+        el("span.wf-logo-mark", {text: brand.name.trim().charAt(0)}),
+        el("span.wf-logo-name", {text: brand.name}),
+        brand.tagline && el("span.wf-logo-tag", {text: brand.tagline}),
+      ]),
+      el("nav.wf-nav", {}, (cfg.nav || []).map((item, i) =>
+        el("a" + (i === (cfg.nav_active ?? -1) ? ".active" : ""), {href: "#", text: item}))),
+      el("div.wf-user", {}, [
+        el("span.wf-bell", {html: SVG.bell}),
+        el("span.wf-avatar", {text: (cfg.user && cfg.user.initials) || "ME"}),
+        el("span.wf-user-name", {text: (cfg.user && cfg.user.name) || ""}),
+      ]),
+    ]);
+
+    const crumbs = el("div.wf-crumbs", {}, []);
+    (cfg.breadcrumb || []).forEach((c, i, all) => {
+      crumbs.append(el(i === all.length - 1 ? "span.current" : "a", {href: "#", text: c}));
+      if (i < all.length - 1) crumbs.append(el("span.sep", {html: SVG.chevron}));
+    });
+
+    const form = buildForm(cfg);
+    const footer = cfg.footer ? el("footer.wf-footer", {text: cfg.footer}) : null;
+    const aside = el("aside.wf-aside", {}, [buildSupport(cfg.support), ...(cfg.aside || []).map(buildCard), footer]);
+    const main = el("main.wf-main", {}, [el("div.wf-left", {}, [crumbs, form]), aside]);
+    const banners = el("div.wf-banners", {id: "banners"});
+    const toasts = el("div.wf-toasts", {id: "toasts", role: "status", "aria-live": "polite"});
+    app.append(header, banners, main, toasts);
+  }
+
+  function buildForm(cfg) {
+    const submit = cfg.submit || {};
+    const grid = el("div.wf-grid", {}, []);
+    for (const f of cfg.fields || []) {
+      if (f.heading) { grid.append(el("h3.wf-group", {text: f.heading})); continue; }
+      grid.append(buildField(f));
+    }
+    const button = el("button.wf-btn.primary", {type: "submit", id: "submit"}, [
+      el("span.spinner"), el("span.label", {text: submit.label || "Submit"}),
+    ]);
+    const actions = el("div.wf-actions", {}, [
+      el("span.wf-secure", {}, [el("span.ico", {html: SVG.lock}), el("span", {text: submit.note || "Your information is sent securely."})]),
+      el("div.wf-action-buttons", {}, [
+        el("button.wf-btn.ghost", {type: "button", text: submit.cancel || "Cancel"}),
+        button,
+      ]),
+    ]);
+    const form = el("form.wf-card.wf-form", {id: "form", novalidate: true, autocomplete: "off"}, [
+      el("h1", {text: cfg.title || "Form"}),
+      cfg.intro && el("p.wf-intro", {text: cfg.intro}),
+      el("div.wf-form-error", {id: "form-error", role: "alert"}),
+      grid,
+      actions,
+    ]);
+    form.addEventListener("submit", (e) => { e.preventDefault(); onSubmit(); });
+    return form;
+  }
+
+  function buildField(f) {
+    const id = "f-" + f.name;
+    const width = f.width || "full";
+    let control;
+    if (f.type === "select") {
+      control = el("select", {id, name: f.name}, (f.options || []).map((o) =>
+        el("option", {value: o, text: o, selected: o === f.value})));
+    } else if (f.type === "textarea") {
+      control = el("textarea", {id, name: f.name, rows: f.rows || 2, placeholder: f.placeholder || ""});
+      control.value = f.value || "";
+    } else if (f.type === "checkbox") {
+      control = el("input", {id, name: f.name, type: "checkbox", checked: Boolean(f.value)});
+      state.inputs[f.name] = {spec: f, control};
+      return el("label.wf-field.wf-check.w-" + width, {for: id}, [control, el("span", {text: f.label})]);
+    } else {
+      control = el("input", {id, name: f.name, type: f.type || "text", placeholder: f.placeholder || "", spellcheck: "false"});
+      control.value = f.value || "";
+    }
+    state.inputs[f.name] = {spec: f, control};
+    control.addEventListener("input", () => wrap.classList.remove("invalid"));
+    const wrap = el("div.wf-field.w-" + width, {}, [
+      el("label", {for: id}, [document.createTextNode(f.label || f.name), f.required ? el("span.req", {text: " *"}) : null]),
+      control,
+      el("div.wf-hint", {text: f.hint || ""}),
+    ]);
+    return wrap;
+  }
+
+  function buildSupport(s) {
+    if (!s) return null;
+    const input = el("input", {id: "support-input", type: "text", placeholder: s.placeholder || "", spellcheck: "false", autocomplete: "off"});
+    const button = el("button.wf-btn.primary.small", {type: "button", id: "support-send", text: s.button || "Send"});
+    button.addEventListener("click", () => send(s));
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); send(s); } });
+    return el("section.wf-card.wf-support", {id: "support"}, [
+      el("div.wf-support-head", {}, [el("span.ico", {html: SVG.chat}), el("h2", {text: s.title || "Need help?"})]),
+      s.text && el("p", {text: s.text}),
+      el("label", {for: "support-input", text: s.label || "Message"}),
+      el("div.wf-support-row", {}, [input, button]),
+      el("div.wf-support-done", {id: "support-done"}),
+      s.phone && el("div.wf-support-phone", {}, [el("span.ico", {html: SVG.phone}), el("span", {text: s.phone})]),
+    ]);
+  }
+
+  function buildCard(card) {
+    return el("section.wf-card.wf-info", {}, [
+      el("h2", {text: card.title || ""}),
+      ...(card.lines || []).map((line) => el("p", {text: line})),
+    ]);
+  }
+
+  // ---- transient UI -------------------------------------------------------------------------
+
+  /** Put a timeline line on screen; returns a function that takes it off. */
+  function present(line) {
+    if ((line.kind || "toast") === "banner") {
+      const tone = TONES.includes(line.tone) ? line.tone : "info";
+      const node = el("div.wf-banner.tone-" + tone, {}, [
+        el("span.ico", {html: SVG[tone]}),
+        el("span", {text: line.show}),
+      ]);
+      document.getElementById("banners").append(node);
+      return () => node.remove();
+    }
+    return toast(line);
+  }
+
+  function toast(line) {
+    const tone = TONES.includes(line.tone) ? line.tone : "info";
+    const life = line.until != null ? line.until - line.t : null;
+    const node = el("div.wf-toast.tone-" + tone, {role: tone === "error" ? "alert" : "status"}, [
+      el("span.ico", {html: SVG[tone]}),
+      el("div.body", {}, [line.title && el("strong", {text: line.title}), el("p", {text: line.show})]),
+      el("button.close", {type: "button", "aria-label": "Dismiss", html: SVG.close}),
+    ]);
+    if (life) {
+      const bar = el("div.bar");
+      bar.style.animationDuration = life + "s";
+      node.append(bar);
+    }
+    let gone = false;
+    const remove = () => {
+      if (gone) return;
+      gone = true;
+      node.classList.add("leaving");
+      setTimeout(() => node.remove(), 180);
+    };
+    node.querySelector(".close").addEventListener("click", remove);
+    document.getElementById("toasts").append(node);
+    return remove;
+  }
+
+  /** Schedule a line at its times, offset by `base` seconds (0: the episode start). */
+  function schedule(line, base) {
+    const ctx = state.ctx;
+    let remove = null;
+    ctx.at(base + line.t, () => { remove = present(line); });
+    // Taking it off is not tied to the episode still running: a verdict must not freeze it on.
+    if (line.until != null) {
+      setTimeout(() => { if (remove) remove(); }, Math.max(0, base + line.until - ctx.now()) * 1000);
+    }
+  }
+
+  /** A user action happened: play the timeline lines that hang on it. */
+  function trigger(name) {
+    const base = state.ctx.now();
+    for (const line of state.ctx.timeline) if (line.on === name && line.show) schedule(line, base);
+  }
+
+  // ---- user actions -------------------------------------------------------------------------
+
+  function validate() {
+    const missing = [];
+    for (const {spec, control} of Object.values(state.inputs)) {
+      const empty = spec.type === "checkbox" ? !control.checked : !String(control.value).trim();
+      if (spec.required && empty) {
+        missing.push(spec.label || spec.name);
+        control.closest(".wf-field").classList.add("invalid");
+      }
+    }
+    const box = document.getElementById("form-error");
+    box.textContent = missing.length
+      ? ((state.cfg.submit || {}).required_text || "Please fill in the required fields: ") + missing.join(", ")
+      : "";
+    box.classList.toggle("shown", missing.length > 0);
+    return missing.length === 0;
+  }
+
+  async function onSubmit() {
+    const ctx = state.ctx, submit = state.cfg.submit || {};
+    if (state.busy || !validate()) return;
+    state.busy = true;
+    const button = document.getElementById("submit");
+    button.classList.add("busy");
+    button.disabled = true;
+    button.querySelector(".label").textContent = submit.busy_label || "Submitting\u2026";
+    const responses = ctx.timeline.filter((l) => l.on === "submit" && l.show).map((l) => l.t);
+    const respondIn = responses.length ? Math.min(...responses) : (submit.busy_s ?? 1.0);
+    trigger("submit");
+    ctx.at(ctx.now() + respondIn, () => {
+      button.classList.remove("busy");
+      button.querySelector(".label").textContent = submit.label || "Submit";
+      state.busy = false;
+      button.disabled = submit.resubmit === false;
+    });
+    const checked = Object.values(state.inputs).filter((i) => i.spec.answer);
+    if (checked.length) {
+      const results = await Promise.all(checked.map((i) => ctx.matches(i.spec.answer, i.control.value)));
+      if (results.every(Boolean)) ctx.succeed();
+      else ctx.fail(submit.failure || "wrong_answer");
+    }
+  }
+
+  async function send(s) {
+    const input = document.getElementById("support-input");
+    const text = input.value.trim();
+    if (!text || state.sent) return;
+    state.sent = true;
+    input.disabled = true;
+    const button = document.getElementById("support-send");
+    button.disabled = true;
+    button.textContent = s.sending || "Sending\u2026";
+    trigger("send");
+    if (s.answer) await state.ctx.checkAnswer(s.answer, text, s.failure || "wrong_answer");
+    button.textContent = s.sent_label || "Sent";
+    const done = document.getElementById("support-done");
+    done.textContent = s.done_text || "Thanks. Our team will look into it.";
+    done.classList.add("shown");
+  }
+
+  DynaCU.task({
+    setup(ctx) {
+      state.ctx = ctx;
+      state.cfg = ctx.config;
+      build(ctx);
+    },
+    start(ctx) {
+      for (const line of ctx.timeline) if (!line.on && line.show) schedule(line, 0);
+    },
+  });
+})();
