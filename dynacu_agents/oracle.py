@@ -11,9 +11,19 @@ import time
 from typing import Any
 
 from dynacu_gym.actions import MAX_WAIT_S, parse_action
-from dynacu_gym.tasks import PAGE_PLACEHOLDER
+from dynacu_gym.tasks import CENTER_PLACEHOLDER, PAGE_PLACEHOLDER
 
 POLL_S = 0.1  # seconds between checks of a step's ``when`` condition
+CENTER_SCRIPT = """sel => {
+  const el = document.querySelector(sel);
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)];
+}"""
+
+
+class _Unresolved(Exception):
+    """A page value the step needs is not there (yet)."""
 
 
 class OracleAgent:
@@ -51,22 +61,33 @@ class OracleAgent:
         elapsed = float(observation["elapsed"])
         if step.at is not None and elapsed < step.at:
             return {"type": "wait", "seconds": min(step.at - elapsed, MAX_WAIT_S)}, {}
-        if step.when:
-            now = time.monotonic()
-            if self._waiting_since is None:
-                self._waiting_since = now
-            if not self.env.evaluate_in_page(f"() => Boolean({step.when})"):
-                if now - self._waiting_since > step.timeout:
-                    return {"type": "done"}, {"solution": f"gave up waiting for {step.when!r}"}
-                return {"type": "wait", "seconds": POLL_S}, {}
+        now = time.monotonic()
+        if self._waiting_since is None:
+            self._waiting_since = now
+        try:
+            if step.when and not self.env.evaluate_in_page(f"() => Boolean({step.when})"):
+                raise _Unresolved(step.when)
+            text = CENTER_PLACEHOLDER.sub(self._center, self._actions[self._index])
+            text = PAGE_PLACEHOLDER.sub(self._page_value, text)
+        except _Unresolved as e:
+            if now - self._waiting_since > step.timeout:
+                return {"type": "done"}, {"solution": f"gave up waiting for {e}"}
+            return {"type": "wait", "seconds": POLL_S}, {}
         self._waiting_since = None
-        text = PAGE_PLACEHOLDER.sub(self._page_value, self._actions[self._index])
         action = parse_action(text)
         self._index += 1
         return action, {"solution_step": self._index}
 
+    def _center(self, match: Any) -> str:
+        point = self.env.evaluate_in_page(CENTER_SCRIPT, match.group(1))
+        if point is None:
+            raise _Unresolved(match.group(0))
+        return f"{point[0]} {point[1]}"
+
     def _page_value(self, match: Any) -> str:
         value = self.env.evaluate_in_page(f"() => ({match.group(1)})")
+        if value is None:
+            raise _Unresolved(match.group(0))
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         return str(value).replace('"', '\\"')

@@ -37,8 +37,12 @@ _SUFFIXES = {
     "k": 3, "thousand": 3, "m": 6, "mn": 6, "mil": 6, "million": 6, "b": 9, "bn": 9,
     "billion": 9, "t": 12, "trillion": 12,
 }  # fmt: skip
+# Currency and units that may follow a number the question already gave the unit of. Not "m"
+# (million) and not bare "s" after a letter; "2847 ms" = "2,847" when the question asks for ms.
 _NUMBER_NOISE = re.compile(
-    r"\b(dollars?|usd|euros?|eur|pounds?|gbp|per ?cent|percent|pct)\b|[$€£¥%]"
+    r"(?<![a-z])(dollars?|usd|euros?|eur|pounds?|gbp|per ?cent|percent|pct|ms|milliseconds?|secs?"
+    r"|seconds?|mins?|minutes?|hours?|hrs?|kg|kilograms?|lbs?|km|kilometers?|kilometres?|miles?"
+    r"|kb|mb|gb|tb|rps|req/s|requests per second)(?![a-z])|[$€£¥%]"
 )
 _MONTHS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,

@@ -46,6 +46,9 @@ PLACEHOLDER = re.compile(r"\{answer\.([A-Za-z_][A-Za-z0-9_]*)\}")
 # {page:EXPR}: a value the scripted solution reads from the page when it acts (privileged), such
 # as a target's position: action = "click {page:target.x} {page:target.y}".
 PAGE_PLACEHOLDER = re.compile(r"\{page:([^{}]+)\}")
+# {center:SELECTOR}: "X Y", the screen centre of the first element matching a CSS selector when
+# the step acts (privileged): action = "click {center:.target}" hits a moving target.
+CENTER_PLACEHOLDER = re.compile(r"\{center:([^{}]+)\}")
 
 
 class TaskFormatError(ValueError):
@@ -125,7 +128,8 @@ class SolutionStep:
     Attributes:
         action: the action in text form; ``{answer.FIELD}`` stands for the field's first
             accepted answer, ``{page:EXPR}`` for the value of a JavaScript expression in the
-            page when the step acts (privileged, like ``when``).
+            page when the step acts and ``{center:SELECTOR}`` for "X Y", the centre of an
+            element on screen then (both privileged, like ``when``).
         at: wait until this many seconds after the start before acting.
         when: wait until this JavaScript expression is true in the page (privileged).
         timeout: seconds to wait for ``when`` before giving up.
@@ -441,7 +445,8 @@ def load_task(folder: str | Path) -> TaskSpec:
             if ref not in answers:
                 t.fail("action", f"{{answer.FIELD}} with FIELD in {sorted(answers)}", step.action)
         try:
-            parse_action(PAGE_PLACEHOLDER.sub("0", PLACEHOLDER.sub("x", step.action)))
+            filled = CENTER_PLACEHOLDER.sub("0 0", PLACEHOLDER.sub("x", step.action))
+            parse_action(PAGE_PLACEHOLDER.sub("0", filled))
         except ActionError as e:
             raise TaskFormatError(f"{path}: [solution #{i + 1}] 'action': {e}") from e
         if step.action.lstrip().lower().startswith("speak") and not listens:

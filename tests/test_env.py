@@ -35,6 +35,12 @@ def test_click_lands_on_the_pixel(probe_env):
         assert (patch[..., 0] > 200).all() and (patch[..., 1] < 60).all()
 
 
+def test_page_fills_the_screen_exactly(probe_env):
+    probe_env.reset(seed=0)
+    size = probe_env.evaluate_in_page("() => [innerWidth, innerHeight, screenX, screenY]")
+    assert size == [1280, 720, 0, 0]
+
+
 def test_typed_text_and_keys_arrive(probe_env):
     probe_env.reset(seed=0)
     probe_env.step(parse_action("click 640 200"))

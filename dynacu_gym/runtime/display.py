@@ -48,7 +48,10 @@ class VirtualDisplay:
                     str(write_fd),
                     "-screen",
                     "0",
-                    f"{self.width}x{self.height}x24",
+                    # One pixel wider and taller than the page: without a window manager
+                    # Chromium will not make a window exactly the size of the screen (it
+                    # comes out 1279x719); on this screen it is exactly 1280x720 at 0,0.
+                    f"{self.width + 1}x{self.height + 1}x24",
                     "-nolisten",
                     "tcp",
                     "-noreset",

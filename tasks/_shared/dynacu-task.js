@@ -54,6 +54,11 @@
     eighth: 8, ninth: 9, tenth: 10, eleventh: 11, twelfth: 12, thirteenth: 13,
     fourteenth: 14, fifteenth: 15, sixteenth: 16, seventeenth: 17, eighteenth: 18,
     nineteenth: 19, twentieth: 20, thirtieth: 30};
+  // Mirror of _NUMBER_NOISE in answers.py: currency and units after a number.
+  const NUMBER_NOISE = new RegExp(
+    "(?<![a-z])(dollars?|usd|euros?|eur|pounds?|gbp|per ?cent|percent|pct|ms|milliseconds?|secs?" +
+    "|seconds?|mins?|minutes?|hours?|hrs?|kg|kilograms?|lbs?|km|kilometers?|kilometres?|miles?" +
+    "|kb|mb|gb|tb|rps|req/s|requests per second)(?![a-z])|[$€£¥%]", "g");
   const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
   const has = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
 
@@ -101,7 +106,7 @@
 
   function normNumber(text) {
     text = text.replace(/^[\s"']+|[\s"'.!?;:]+$/g, "");
-    text = text.replace(/\b(dollars?|usd|euros?|eur|pounds?|gbp|per ?cent|percent|pct)\b|[$€£¥%]/g, " ");
+    text = text.replace(NUMBER_NOISE, " ");
     text = text.replace(/\s+/g, " ").trim();
     const m = /^([+-]?) ?(\d{1,3}(?:,\d{3})+|\d*)(?:\.(\d+))? ?([a-z]+)?$/.exec(text);
     if (m && (m[2] || m[3])) {
@@ -266,6 +271,8 @@
     get audioClips() { return state.episode ? state.episode.audio : []; },
     rng: null,
     now,
+    /** Whether the episode clock runs (DynaCU.start() was called). */
+    get started() { return state.t0 !== null; },
     /** Run fn at t seconds after the start (immediately if that is past). */
     at(t, fn) {
       const delay = Math.max(0, t - now()) * 1000;
@@ -275,13 +282,16 @@
     every(seconds, fn) {
       state.timers.push(setInterval(() => { if (result() === "pending") fn(); }, seconds * 1000));
     },
-    /** Play clip i (decoded at load) now, or after `delay` seconds; returns the source node. */
-    playClip(i, delay = 0) {
+    /**
+     * Play clip i (decoded at load) after `delay` seconds, from `offset` seconds into the clip
+     * (to resume a paused clip); returns the source node.
+     */
+    playClip(i, delay = 0, offset = 0) {
       const ac = state.audioContext;
       const src = ac.createBufferSource();
       src.buffer = state.buffers[i];
       src.connect(ac.destination);
-      src.start(ac.currentTime + Math.max(0, delay));
+      src.start(ac.currentTime + Math.max(0, delay), Math.max(0, offset));
       state.sources.push(src);
       return src;
     },
@@ -301,7 +311,7 @@
     },
     /**
      * Does a spoken utterance mention the answer? Every run of 1-8 consecutive words is
-     * normalised and compared, so "I think it's April 28th." finds "April 28". Returns
+     * normalised and compared, so "I think it's the third of May." finds "May 3". Returns
      * "accepted", "rejected" (a declared near miss is mentioned: hedging counts as wrong) or
      * null (neither).
      */
