@@ -449,9 +449,9 @@
       window.DynaCU.started = true;
       state.t0 = performance.now();
       const def = state.definition;
-      if (state.audioContext && def.autoplayAudio !== false) {
-        state.audioContext.resume();
-        state.episode.audio.forEach((clip, i) => ctx.playClip(i, clip.t));
+      if (state.audioContext) {
+        state.audioContext.resume();  // pages that schedule their own clips need it running too
+        if (def.autoplayAudio !== false) state.episode.audio.forEach((clip, i) => ctx.playClip(i, clip.t));
       }
       if (def.start) def.start(ctx);
       return true;

@@ -1,0 +1,428 @@
+/* Podcast player app (category A).
+ *
+ * A desktop podcast client: library sidebar, the episode's artwork and details, a chapter list
+ * (or other episodes), an answer panel, and a player bar whose progress and times follow the
+ * episode clock. There is no transcript: what is said is only heard.
+ *
+ * Everything shown comes from the task's [config] and timeline:
+ *
+ *   app_name       brand in the sidebar (default "Podcasts")
+ *   show           show name                     host       "Hosted by ..." line (optional)
+ *   episode_title  episode title                 episode_label  e.g. "Episode 42" (optional)
+ *   published      e.g. "Mar 3, 2025" (optional) description    a paragraph (optional)
+ *   length_s       episode length shown (default: the task's duration_s)
+ *   autoplay       start playing at t = 0 (default true)
+ *   allow_seek     chapters, skip buttons and the progress bar seek (default true)
+ *   art            {bg, bg2, fg, motif, label}; motif: mic | waves | cup | chart | globe | leaf
+ *   chapters       [{t, title}] (optional; t in episode seconds)
+ *   more_episodes  [{title, meta}] listed under the chapters (optional)
+ *   library        [{name, color}] the sidebar's "Your shows" (optional)
+ *   answer         {field, title, label, placeholder, button}; field defaults to the task's
+ *                  only answer field
+ *
+ * Timeline lines (script lines with `show`): the text appears over the artwork, like chapter art,
+ * while the episode position is in [t, until); with kind = "toast" it appears as a notification
+ * at the top right instead. Timeline and audio follow the episode position, so pausing the
+ * episode pauses them too.
+ *
+ * Playback: the page schedules the clips itself (autoplayAudio: false) so that pausing stops
+ * them. Pausing in the middle of a spoken line rewinds the position to the start of that line,
+ * so resuming replays the line whole (the runtime cannot start a clip part-way through).
+ */
+(function () {
+  "use strict";
+
+  // ---- small DOM helpers ------------------------------------------------------------------
+  /** Create an element; props: class, text, attrs (object), on (object of listeners). */
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    const p = props || {};
+    if (p.class) node.className = p.class;
+    if (p.text !== undefined) node.textContent = p.text;
+    if (p.html !== undefined) node.innerHTML = p.html;  // only ever our own static icon markup
+    for (const [k, v] of Object.entries(p.attrs || {})) node.setAttribute(k, v);
+    for (const [k, v] of Object.entries(p.on || {})) node.addEventListener(k, v);
+    for (const c of children) if (c) node.append(c);
+    return node;
+  }
+
+  const ICON_PATHS = {
+    play: '<path d="M8 5.5v13a1 1 0 0 0 1.5.86l10.2-6.5a1 1 0 0 0 0-1.72L9.5 4.64A1 1 0 0 0 8 5.5z"/>',
+    pause: '<rect x="6" y="5" width="4" height="14" rx="1"/><rect x="14" y="5" width="4" height="14" rx="1"/>',
+    back: '<path d="M12 5V2L7 6l5 4V7a6 6 0 1 1-6 6H4a8 8 0 1 0 8-8z"/>',
+    fwd: '<path d="M12 5V2l5 4-5 4V7a6 6 0 1 0 6 6h2a8 8 0 1 1-8-8z"/>',
+    home: '<path d="M10 20v-6h4v6h5v-8h3L12 3 2 12h3v8z"/>',
+    browse: '<path d="M4 4h7v7H4zM13 4h7v7h-7zM4 13h7v7H4zM13 13h7v7h-7z"/>',
+    library: '<path d="M4 6H2v14a2 2 0 0 0 2 2h14v-2H4zm16-4H8a2 2 0 0 0-2 2v12a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V4a2 2 0 0 0-2-2zm-1 9H9V9h10zm-4 4H9v-2h6zm4-8H9V5h10z"/>',
+    download: '<path d="M19 9h-4V3H9v6H5l7 7zM5 18v2h14v-2z"/>',
+    search: '<path d="M15.5 14h-.8l-.3-.3A6.5 6.5 0 1 0 9.5 16a6.5 6.5 0 0 0 4.2-1.6l.3.3v.8l5 5 1.5-1.5zm-6 0a4.5 4.5 0 1 1 0-9 4.5 4.5 0 0 1 0 9z"/>',
+    plus: '<path d="M19 13h-6v6h-2v-6H5v-2h6V5h2v6h6z"/>',
+    share: '<path d="M18 16a3 3 0 0 0-2 .8l-7.1-4.1a3 3 0 0 0 0-1.4L16 7.2A3 3 0 1 0 15 5l.1.7L8 9.8a3 3 0 1 0 0 4.4l7.1 4.2-.1.6a3 3 0 1 0 3-3z"/>',
+    more: '<circle cx="5" cy="12" r="2"/><circle cx="12" cy="12" r="2"/><circle cx="19" cy="12" r="2"/>',
+    volume: '<path d="M3 9v6h4l5 5V4L7 9zm13.5 3A4.5 4.5 0 0 0 14 8v8a4.5 4.5 0 0 0 2.5-4zM14 3.2v2.1a7 7 0 0 1 0 13.4v2.1a9 9 0 0 0 0-17.6z"/>',
+    queue: '<path d="M3 6h13v2H3zm0 5h13v2H3zm0 5h9v2H3zm14-1v-5l5 3.5z"/>',
+    podcast: '<path d="M12 2a9 9 0 0 0-4 17.1v-2.3a7 7 0 1 1 8 0v2.3A9 9 0 0 0 12 2zm0 4a5 5 0 0 0-3 9v-2.8a3 3 0 1 1 6 0V15a5 5 0 0 0-3-9zm-1.5 7.5h3L13 22h-2z"/>',
+    check: '<path d="M9 16.2 4.8 12l-1.4 1.4L9 19 21 7l-1.4-1.4z"/>',
+  };
+
+  function icon(name, size = 24) {
+    return `<svg viewBox="0 0 24 24" width="${size}" height="${size}" fill="currentColor" aria-hidden="true">${ICON_PATHS[name]}</svg>`;
+  }
+
+  /** A skip button's icon: the circular arrow with the seconds in it. */
+  function skipIcon(dir, seconds) {
+    return `<svg viewBox="0 0 24 24" width="30" height="30" fill="currentColor" aria-hidden="true">${ICON_PATHS[dir]}` +
+      `<text x="12" y="15.6" text-anchor="middle" font-size="6.5" font-weight="700" font-family="DejaVu Sans, sans-serif">${seconds}</text></svg>`;
+  }
+
+  /** Set markup only when it changes, so a click in progress keeps its target. */
+  function setHtml(node, html) {
+    if (node.dataset.html === html) return;
+    node.dataset.html = html;
+    node.innerHTML = html;
+  }
+
+  function clock(seconds) {
+    const s = Math.max(0, Math.floor(seconds + 1e-6));
+    const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+    const mm = h ? String(m).padStart(2, "0") : String(m);
+    return (h ? h + ":" : "") + mm + ":" + String(r).padStart(2, "0");
+  }
+
+  // ---- artwork ----------------------------------------------------------------------------
+  /** Motif drawings on a 100x100 canvas, in the artwork's foreground colour. */
+  const MOTIFS = {
+    mic: '<rect x="40" y="14" width="20" height="34" rx="10"/>' +
+      '<path d="M31 38a19 19 0 0 0 38 0" fill="none" stroke-width="4" stroke-linecap="round"/>' +
+      '<path d="M50 57v9M40 66h20" fill="none" stroke-width="4" stroke-linecap="round"/>',
+    waves: [8, 16, 26, 34, 22, 30, 14, 24, 10].map((h, i) =>
+      `<rect x="${17 + i * 7.6}" y="${38 - h}" width="4.6" height="${2 * h}" rx="2.3"/>`).join(""),
+    cup: '<path d="M28 36h38v14a19 19 0 0 1-38 0z"/>' +
+      '<path d="M66 40h4a7 7 0 0 1 0 14h-5" fill="none" stroke-width="4"/>' +
+      '<path d="M38 28c-4-5 4-8 0-14M48 28c-4-5 4-8 0-14M58 28c-4-5 4-8 0-14" fill="none" stroke-width="3.4" stroke-linecap="round"/>',
+    chart: '<rect x="22" y="44" width="10" height="20" rx="1.5"/><rect x="37" y="34" width="10" height="30" rx="1.5"/>' +
+      '<rect x="52" y="26" width="10" height="38" rx="1.5"/><rect x="67" y="14" width="10" height="50" rx="1.5"/>' +
+      '<path d="M20 36 40 24l14 6 24-20" fill="none" stroke-width="3.4" stroke-linecap="round" stroke-linejoin="round"/>',
+    globe: '<g fill="none" stroke-width="3.4"><circle cx="50" cy="38" r="25"/><ellipse cx="50" cy="38" rx="11" ry="25"/>' +
+      '<path d="M25 38h50M29 25h42M29 51h42"/></g>',
+    leaf: '<path d="M26 62C26 30 46 14 78 14c0 32-18 50-46 50z"/>' +
+      '<path d="M24 68 62 28" fill="none" stroke-width="3.4" stroke-linecap="round" opacity=".55"/>',
+  };
+
+  let artworkCount = 0;
+
+  function artwork(art, fallbackLabel, size) {
+    const a = Object.assign({bg: "#4338ca", bg2: "#7c3aed", fg: "#ffffff", motif: "mic"}, art || {});
+    const id = "art-grad-" + (++artworkCount);  // gradient ids must be unique in the page
+    const wrap = el("div", {class: "art", attrs: {style: `width:${size}px;height:${size}px`}});
+    wrap.innerHTML =
+      `<svg viewBox="0 0 100 100" width="${size}" height="${size}" aria-hidden="true">` +
+      `<defs><linearGradient id="${id}" x1="0" y1="0" x2="1" y2="1">` +
+      `<stop offset="0"/><stop offset="1"/></linearGradient></defs>` +
+      `<rect width="100" height="100" fill="url(#${id})"/>` +
+      `<circle cx="86" cy="88" r="30" fill-opacity=".12"/><circle cx="8" cy="6" r="18" fill-opacity=".1"/>` +
+      `<g class="motif">${MOTIFS[a.motif] || MOTIFS.mic}</g></svg>`;
+    // Colours from config are set as properties, never spliced into markup.
+    const stops = wrap.querySelectorAll("stop");
+    stops[0].setAttribute("stop-color", a.bg);
+    stops[1].setAttribute("stop-color", a.bg2 || a.bg);
+    wrap.querySelectorAll("circle[fill-opacity]").forEach((c) => c.setAttribute("fill", a.fg));
+    const motif = wrap.querySelector(".motif");
+    motif.setAttribute("fill", a.fg);
+    motif.setAttribute("stroke", a.fg);
+    if (size >= 100) {
+      const text = a.label || fallbackLabel || "";
+      const label = el("div", {class: "art-label" + (text.length > 32 ? " longer" : text.length > 18 ? " long" : ""), text});
+      label.style.color = a.fg;
+      wrap.append(label);
+    }
+    return wrap;
+  }
+
+  // ---- the episode clock and its audio ----------------------------------------------------
+  /**
+   * The position in the episode, which runs only while playing, and the clips scheduled on it.
+   * clips: [{index, at, duration}] with `at` in episode seconds.
+   */
+  class Track {
+    constructor(ctx, clips, length) {
+      this.ctx = ctx;
+      this.clips = clips;
+      this.length = length;
+      this.pos = 0;          // position when last anchored (seconds)
+      this.anchor = 0;       // ctx.now() at that moment
+      this.playing = false;
+    }
+
+    position() {
+      const p = this.playing ? this.pos + (this.ctx.now() - this.anchor) : this.pos;
+      return Math.min(p, this.length);
+    }
+
+    /** Start of the clip playing at p, or p itself between clips. */
+    lineStart(p) {
+      const clip = this.clips.find((c) => c.at < p && p < c.at + c.duration);
+      return clip ? clip.at : p;
+    }
+
+    play() {
+      if (this.playing) return;
+      if (this.pos >= this.length - 0.05) this.pos = 0;  // at the end: play from the start
+      this.anchor = this.ctx.now();
+      this.playing = true;
+      for (const c of this.clips) {
+        if (c.at >= this.pos - 1e-3) {
+          const src = this.ctx.playClip(c.index, c.at - this.pos);
+          // The runtime resumes its AudioContext only when it autoplays; do it here.
+          if (src.context.state === "suspended") src.context.resume();
+        }
+      }
+    }
+
+    pause() {
+      if (!this.playing) return;
+      this.pos = this.lineStart(this.position());
+      this.playing = false;
+      this.ctx.stopAudio();
+    }
+
+    seek(p) {
+      const wasPlaying = this.playing;
+      if (wasPlaying) { this.playing = false; this.ctx.stopAudio(); }
+      this.pos = this.lineStart(Math.max(0, Math.min(p, this.length)));
+      if (wasPlaying) this.play();
+    }
+
+    /** Called on every tick: stop at the end of the episode. */
+    update() {
+      if (this.playing && this.position() >= this.length) {
+        this.playing = false;
+        this.pos = this.length;
+      }
+    }
+  }
+
+  // ---- the app ----------------------------------------------------------------------------
+  const ui = {};
+
+  function answerField(ctx, answer) {
+    if (answer.field) return answer.field;
+    const fields = Object.keys(ctx.episode.answers);
+    if (fields.length !== 1) throw new Error("podcast: config.answer.field is needed with " + fields.length + " answer fields");
+    return fields[0];
+  }
+
+  function buildSidebar(cfg) {
+    const side = document.getElementById("sidebar");
+    side.append(
+      el("div", {class: "brand"}, el("span", {class: "brand-icon", html: icon("podcast", 20)}),
+        el("span", {text: cfg.app_name || "Podcasts"})),
+      el("div", {class: "search", html: icon("search", 16)}, el("span", {text: "Search"})),
+    );
+    const nav = el("ul", {class: "nav"});
+    for (const [name, label] of [["home", "Home"], ["browse", "Browse"], ["library", "Library"], ["download", "Downloads"], ["queue", "Up Next"]]) {
+      nav.append(el("li", {class: name === "library" ? "active" : ""}, el("span", {html: icon(name, 18)}), el("span", {text: label})));
+    }
+    side.append(nav, el("div", {class: "side-heading", text: "Your Shows"}));
+    const shows = el("ul", {class: "shows"});
+    const library = cfg.library && cfg.library.length ? cfg.library : [];
+    const mine = {name: cfg.show, color: (cfg.art || {}).bg || "#4338ca", current: true};
+    for (const s of [mine, ...library.filter((s) => s.name !== cfg.show)]) {
+      const sw = el("span", {class: "swatch"});
+      sw.style.background = s.color || "#64748b";
+      shows.append(el("li", {class: s.current ? "current" : ""}, sw, el("span", {text: s.name})));
+    }
+    side.append(shows);
+  }
+
+  function buildHero(ctx, cfg, track) {
+    const hero = document.getElementById("hero");
+    const art = artwork(cfg.art, cfg.show, 220);
+    ui.artNote = el("div", {class: "art-note"});
+    art.append(ui.artNote);
+    const meta = [cfg.episode_label, cfg.published, clock(track.length)].filter(Boolean).join("  ·  ");
+    ui.heroPlay = el("button", {class: "pill primary", attrs: {id: "hero-play", "aria-label": "Play"}});
+    const actions = el("div", {class: "hero-actions"},
+      ui.heroPlay,
+      el("button", {class: "pill", html: icon("plus", 18) + "<span>Follow</span>", attrs: {"aria-label": "Follow"}}),
+      el("button", {class: "round", html: icon("share", 18), attrs: {"aria-label": "Share"}}),
+      el("button", {class: "round", html: icon("more", 18), attrs: {"aria-label": "More"}}),
+    );
+    // The extra buttons are part of the look; following or sharing does nothing here.
+    actions.querySelectorAll("button:not(#hero-play)").forEach((b) => b.addEventListener("click", (e) => e.preventDefault()));
+    const text = el("div", {class: "hero-text"},
+      el("div", {class: "eyebrow", text: meta.toUpperCase()}),
+      el("h1", {text: cfg.episode_title || "Untitled episode"}),
+      el("div", {class: "show-name", text: cfg.show || ""}),
+      cfg.host ? el("div", {class: "host", text: cfg.host}) : null,
+      cfg.description ? el("p", {class: "description", text: cfg.description}) : null,
+      actions,
+    );
+    hero.append(art, text);
+  }
+
+  function buildEpisodePanel(cfg, track) {
+    const panel = document.getElementById("episode-panel");
+    const chapters = (cfg.chapters || []).slice().sort((a, b) => a.t - b.t);
+    ui.chapters = [];
+    if (chapters.length) {
+      panel.append(el("h2", {text: "Chapters"}));
+      const list = el("ol", {class: "chapters"});
+      chapters.forEach((ch, k) => {
+        const end = k + 1 < chapters.length ? chapters[k + 1].t : track.length;
+        const row = el("li", {},
+          el("span", {class: "ch-num", text: String(k + 1)}),
+          el("span", {class: "ch-title", text: ch.title}),
+          el("span", {class: "ch-len", text: clock(end - ch.t)}),
+        );
+        if (cfg.allow_seek !== false) row.addEventListener("click", () => track.seek(ch.t));
+        list.append(row);
+        ui.chapters.push({t: ch.t, row});
+      });
+      panel.append(list);
+    }
+    const more = cfg.more_episodes || [];
+    if (more.length) {
+      panel.append(el("h2", {class: chapters.length ? "second" : "", text: "More Episodes"}));
+      const list = el("ul", {class: "episodes"});
+      for (const ep of more) {
+        list.append(el("li", {}, artwork(cfg.art, "", 40),
+          el("div", {class: "ep-text"}, el("div", {class: "ep-title", text: ep.title}), el("div", {class: "ep-meta", text: ep.meta || ""}))));
+      }
+      panel.append(list);
+    }
+  }
+
+  function buildAnswerPanel(ctx, cfg) {
+    const answer = cfg.answer || {};
+    const field = answerField(ctx, answer);
+    const panel = document.getElementById("answer-panel");
+    ui.answerInput = el("input", {attrs: {id: "answer-input", type: "text", autocomplete: "off", spellcheck: "false",
+      placeholder: answer.placeholder || "Type your answer"}});
+    ui.answerSubmit = el("button", {class: "submit", text: answer.button || "Submit", attrs: {id: "answer-submit"}});
+    ui.answerStatus = el("div", {class: "answer-status", attrs: {id: "answer-status"}});
+    panel.append(
+      el("h2", {text: answer.title || "Answer"}),
+      el("label", {text: answer.label || "Your answer", attrs: {for: "answer-input"}}),
+      ui.answerInput,
+      ui.answerSubmit,
+      ui.answerStatus,
+    );
+    let sent = false;
+    async function submit() {
+      const text = ui.answerInput.value.trim();
+      if (sent) return;
+      if (!text) { ui.answerStatus.textContent = "Type an answer first."; return; }
+      sent = true;
+      ui.answerInput.disabled = true;
+      ui.answerSubmit.disabled = true;
+      ui.answerStatus.innerHTML = icon("check", 16);
+      ui.answerStatus.append(" Answer submitted");
+      await ctx.checkAnswer(field, text);
+    }
+    ui.answerSubmit.addEventListener("click", submit);
+    ui.answerInput.addEventListener("keydown", (e) => { if (e.key === "Enter") submit(); });
+  }
+
+  function buildPlayer(cfg, track) {
+    const bar = document.getElementById("player");
+    ui.barPlay = el("button", {class: "play", attrs: {id: "play-pause", "aria-label": "Play"}});
+    ui.back = el("button", {class: "skip", html: skipIcon("back", 15), attrs: {id: "skip-back", "aria-label": "Back 15 seconds"}});
+    ui.fwd = el("button", {class: "skip", html: skipIcon("fwd", 30), attrs: {id: "skip-forward", "aria-label": "Forward 30 seconds"}});
+    ui.elapsed = el("span", {class: "time", attrs: {id: "elapsed"}});
+    ui.remaining = el("span", {class: "time right", attrs: {id: "remaining"}});
+    ui.fill = el("div", {class: "fill"});
+    ui.knob = el("div", {class: "knob"});
+    ui.progress = el("div", {class: "progress", attrs: {id: "progress", role: "slider", "aria-label": "Episode position"}},
+      el("div", {class: "rail"}, ui.fill), ui.knob);
+    bar.append(
+      el("div", {class: "now"}, artwork(cfg.art, "", 56),
+        el("div", {class: "now-text"}, el("div", {class: "now-title", text: cfg.episode_title || ""}),
+          el("div", {class: "now-show", text: cfg.show || ""}))),
+      el("div", {class: "center"},
+        el("div", {class: "buttons"}, ui.back, ui.barPlay, ui.fwd),
+        el("div", {class: "scrub"}, ui.elapsed, ui.progress, ui.remaining)),
+      el("div", {class: "right"}, el("span", {class: "speed", text: "1×"}), el("span", {html: icon("volume", 20)}),
+        el("div", {class: "volume"}, el("div", {class: "volume-fill"}))),
+    );
+    const seekable = cfg.allow_seek !== false;
+    ui.back.addEventListener("click", () => seekable && track.seek(track.position() - 15));
+    ui.fwd.addEventListener("click", () => seekable && track.seek(track.position() + 30));
+    ui.progress.addEventListener("click", (e) => {
+      if (!seekable) return;
+      const r = ui.progress.getBoundingClientRect();
+      track.seek(((e.clientX - r.left) / r.width) * track.length);
+    });
+  }
+
+  /** Bring every moving part in line with the episode position. */
+  function render(ctx, track) {
+    track.update();
+    const p = track.position();
+    const playing = track.playing;
+    for (const b of [ui.barPlay, ui.heroPlay]) {
+      b.classList.toggle("is-playing", playing);
+      b.setAttribute("aria-label", playing ? "Pause" : "Play");
+    }
+    setHtml(ui.barPlay, icon(playing ? "pause" : "play", 26));
+    setHtml(ui.heroPlay, icon(playing ? "pause" : "play", 18) + `<span>${playing ? "Pause" : "Play"}</span>`);
+    const frac = track.length ? p / track.length : 0;
+    ui.fill.style.width = (frac * 100).toFixed(2) + "%";
+    ui.knob.style.left = (frac * 100).toFixed(2) + "%";
+    ui.elapsed.textContent = clock(p);
+    ui.remaining.textContent = "-" + clock(track.length - p);
+
+    let current = -1;
+    ui.chapters.forEach((c, k) => { if (c.t <= p + 1e-3) current = k; });
+    ui.chapters.forEach((c, k) => {
+      c.row.classList.toggle("current", k === current);
+      c.row.classList.toggle("playing", k === current && playing);
+    });
+
+    // Timeline content exists in the DOM only while it is on screen.
+    const active = ctx.timeline.filter((item) => item.show && item.t <= p && (item.until == null || p < item.until));
+    const note = active.filter((i) => i.kind !== "toast").pop();
+    const noteText = note ? note.show : "";
+    if (ui.artNote.textContent !== noteText) {
+      ui.artNote.textContent = noteText;
+      ui.artNote.classList.toggle("visible", Boolean(noteText));
+    }
+    const toasts = active.filter((i) => i.kind === "toast").map((i) => i.show);
+    const box = document.getElementById("toasts");
+    if (box.dataset.shown !== JSON.stringify(toasts)) {
+      box.dataset.shown = JSON.stringify(toasts);
+      box.replaceChildren(...toasts.map((text) => el("div", {class: "toast"}, el("span", {class: "toast-icon", html: icon("podcast", 16)}), el("span", {text}))));
+    }
+  }
+
+  let track = null;
+
+  DynaCU.task({
+    autoplayAudio: false,
+    setup(ctx) {
+      const cfg = ctx.config;
+      document.title = (cfg.show ? cfg.show + " – " : "") + (cfg.app_name || "Podcasts");
+      const length = cfg.length_s || ctx.episode.duration;
+      const clips = ctx.audioClips.map((c, i) => ({index: i, at: c.t, duration: c.duration}));
+      track = new Track(ctx, clips, length);
+      buildSidebar(cfg);
+      buildHero(ctx, cfg, track);
+      buildEpisodePanel(cfg, track);
+      buildAnswerPanel(ctx, cfg);
+      buildPlayer(cfg, track);
+      const toggle = () => (track.playing ? track.pause() : track.play());
+      ui.barPlay.addEventListener("click", () => { toggle(); render(ctx, track); });
+      ui.heroPlay.addEventListener("click", () => { toggle(); render(ctx, track); });
+      // Space toggles playback, as in desktop players, unless the agent is typing.
+      document.addEventListener("keydown", (e) => {
+        if (e.key === " " && e.target === document.body) { e.preventDefault(); toggle(); render(ctx, track); }
+      });
+      render(ctx, track);
+    },
+    start(ctx) {
+      if (ctx.config.autoplay !== false) track.play();
+      render(ctx, track);
+      ctx.every(0.1, () => render(ctx, track));
+    },
+  });
+})();
