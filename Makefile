@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 EXTRAS ?= asr,tts,dev
 SYSTEM_PACKAGES := chromium xvfb pulseaudio pulseaudio-utils ffmpeg fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEMO_TASKS ?= A1,C1,D1,E1,F1,J1
+DEMO_TASKS ?= A1,C1,E1,F1,J1
 PYTEST_ARGS ?=
 
 .PHONY: setup system python demo test test-all lint bench clean
