@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from dynacu_gym.audio_assets import AudioNotRendered, audio_clips, script_hash, spoken_lines
-from dynacu_gym.registration import catalogue
 from dynacu_gym.paths import tasks_root
+from dynacu_gym.registration import catalogue
 from dynacu_gym.tasks import TaskFormatError, find_task, load_task, task_folders
 
 TASK_IDS = sorted(task_folders())
