@@ -45,6 +45,7 @@ test-all: setup lint
 
 bench: setup
 	$(PY) benchmarks/env_overhead.py
+	$(PY) benchmarks/audio_channel.py
 
 clean:
 	rm -rf $(VENV) dist build .pytest_cache .ruff_cache .mypy_cache

@@ -247,3 +247,20 @@ def normalize(kind: str, raw: str) -> str | None:
 def answer_hash(salt: str, field: str, normalized: str) -> str:
     """The salted SHA-256 the page recomputes for a normalised answer (hex)."""
     return hashlib.sha256(f"{salt}:{field}:{normalized}".encode()).hexdigest()
+
+
+def mentions(
+    kind: str, accepted: list[str] | tuple[str, ...], text: str, max_words: int = 8
+) -> bool:
+    """Whether ``text`` (a transcript, say) mentions one of the ``accepted`` answers.
+
+    Every run of 1..``max_words`` consecutive words is normalised and compared, as the page
+    runtime's ``ctx.mentions`` does: "I think it's April 28th." mentions "April 28".
+    """
+    wanted = {normalize(kind, form) for form in accepted} - {None}
+    words = str(text).split()
+    for n in range(1, min(max_words, len(words)) + 1):
+        for i in range(len(words) - n + 1):
+            if normalize(kind, " ".join(words[i : i + n])) in wanted:
+                return True
+    return False

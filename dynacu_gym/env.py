@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
@@ -259,6 +260,25 @@ class DynaCUEnv(gym.Env):
         """
         return self._sandbox().browser_or_raise().evaluate(expression, arg)
 
+    def enable_speaker_capture(self) -> None:
+        """Record what the page plays from now on (the audio channel calls this)."""
+        if not self.sandbox_config.capture_speaker:
+            self.sandbox_config = replace(self.sandbox_config, capture_speaker=True)
+            if self.sandbox is not None:
+                self.sandbox.config = self.sandbox_config
+                self.sandbox.ensure_running()
+
+    @property
+    def episode_start(self) -> float:
+        """Monotonic time the page's clock started.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before the first reset.
+        """
+        if self._t0 is None:
+            raise gym.error.ResetNeeded("call reset() first")
+        return self._t0
+
     @property
     def elapsed(self) -> float:
         """Seconds since the episode started (0 before the first reset)."""
@@ -302,8 +322,12 @@ class DynaCUEnv(gym.Env):
 
     def _check_parts(self) -> None:
         sandbox = self._sandbox()
-        for name, part in (("display (Xvfb)", sandbox.display), ("audio daemon", sandbox.audio)):
-            if not part.alive():
+        for name, part in (
+            ("display (Xvfb)", sandbox.display),
+            ("audio daemon", sandbox.audio),
+            ("speaker capture", sandbox.capture),
+        ):
+            if part is not None and not part.alive():
                 raise InfraError(f"the {name} died")
 
     def _perform(self, act: Action) -> None:
@@ -368,9 +392,36 @@ class DynaCUEnv(gym.Env):
         return obs, parts
 
 
-def make_env(task: str, mode: str = "standard", **kwargs: Any) -> gym.Env:
-    """Entry point of every registered id: the base env wrapped for ``mode``."""
-    from dynacu_gym.modes import apply_mode, check_mode
+def make_env(
+    task: str,
+    mode: str = "standard",
+    asr_model: str | None = None,
+    asr_device: str = "cpu",
+    asr_compute_type: str = "int8",
+    **kwargs: Any,
+) -> gym.Env:
+    """Entry point of every registered id: the base env wrapped for ``mode``.
+
+    Args:
+        task: the task id.
+        mode: one of :data:`dynacu_gym.modes.MODES`.
+        asr_model: the Whisper model the audio channel uses (None: the bundled ``tiny.en``; a
+            CTranslate2 folder; or a name in the local Hugging Face cache).
+        asr_device: ``"cpu"`` or ``"cuda"`` for that model.
+        asr_compute_type: CTranslate2 compute type for that model.
+        kwargs: arguments of :class:`DynaCUEnv`.
+    """
+    from dynacu_gym.modes import MODE_CHANNELS, apply_mode, check_mode
 
     check_mode(mode)
-    return apply_mode(DynaCUEnv(task, **kwargs), mode)
+    asr = {"model": asr_model, "device": asr_device, "compute_type": asr_compute_type}
+    if asr != {"model": None, "device": "cpu", "compute_type": "int8"} and (
+        "transcript" not in MODE_CHANNELS[mode]
+    ):
+        raise ValueError(f"asr_* arguments need a mode with the audio channel, got mode {mode!r}")
+    env = DynaCUEnv(task, **kwargs)
+    try:
+        return apply_mode(env, mode, transcript=asr)
+    except BaseException:
+        env.close()
+        raise

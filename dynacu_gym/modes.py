@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import gymnasium as gym
 
 MODES = ("standard", "aoi_visual", "aoi_audio", "aoi_full", "aoi_interactive")
@@ -24,8 +26,10 @@ MODE_CHANNELS: dict[str, tuple[str, ...]] = {
     "aoi_interactive": ("keyframes", "transcript", "speech"),
 }
 
-# Channel name -> wrapper class, filled in as each channel is built.
-CHANNEL_WRAPPERS: dict[str, type[gym.Wrapper]] = {}
+# Channel name -> "module:Class" of its wrapper (imported when a mode needs it).
+CHANNEL_WRAPPERS: dict[str, str] = {
+    "transcript": "dynacu_gym.wrappers.transcript:AudioTranscript",
+}
 
 
 class ModeUnavailableError(ValueError):
@@ -50,9 +54,22 @@ def check_mode(mode: str) -> None:
         )
 
 
-def apply_mode(env: gym.Env, mode: str) -> gym.Env:
-    """Wrap the base env with the channels of ``mode``."""
+def channel_wrapper(channel: str) -> type[gym.Wrapper]:
+    """The wrapper class of a channel."""
+    module, name = CHANNEL_WRAPPERS[channel].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def apply_mode(env: gym.Env, mode: str, **channel_kwargs: dict) -> gym.Env:
+    """Wrap the base env with the channels of ``mode``.
+
+    Args:
+        env: the base env.
+        mode: one of :data:`MODES`.
+        channel_kwargs: channel name -> keyword arguments for its wrapper, e.g.
+            ``transcript={"model": "/models/whisper-small"}``.
+    """
     check_mode(mode)
     for channel in MODE_CHANNELS[mode]:
-        env = CHANNEL_WRAPPERS[channel](env)
+        env = channel_wrapper(channel)(env, **channel_kwargs.get(channel, {}))
     return env

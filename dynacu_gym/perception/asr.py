@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,10 @@ SAMPLE_RATE = 16000  # Hz: what Whisper takes
 
 @dataclass(frozen=True)
 class Word:
-    """One recognised word with its times (seconds from the audio's start)."""
+    """One recognised word with its times (seconds from the audio's start).
+
+    ``text`` keeps Whisper's leading space, so that joining words restores the sentence.
+    """
 
     start: float
     end: float
@@ -48,8 +52,12 @@ class Recognizer:
         self.name = name
         self._lock = threading.Lock()  # CTranslate2 models are fastest used one call at a time
 
-    def transcribe(self, audio: np.ndarray, word_timestamps: bool = False) -> list[Segment]:
+    def transcribe(
+        self, audio: np.ndarray, word_timestamps: bool = False, beam_size: int = 1
+    ) -> list[Segment]:
         """Recognise 16 kHz mono float32 audio.
+
+        Words keep Whisper's own spacing (" $9", ".50"), so joining them gives "$9.50".
 
         Voice-activity filtering runs first (it fixed mis-hearings on this audio), and each
         window is decoded without the previous text (that stopped hallucinated repeats).
@@ -62,16 +70,14 @@ class Recognizer:
             segments, _ = self._model.transcribe(
                 audio,
                 language="en",
-                beam_size=1,
+                beam_size=beam_size,
                 vad_filter=True,
                 condition_on_previous_text=False,
                 word_timestamps=word_timestamps,
             )
             out = []
             for seg in segments:
-                words = tuple(
-                    Word(float(w.start), float(w.end), w.word.strip()) for w in (seg.words or [])
-                )
+                words = tuple(Word(float(w.start), float(w.end), w.word) for w in (seg.words or []))
                 out.append(Segment(float(seg.start), float(seg.end), seg.text.strip(), words))
         return out
 
@@ -148,3 +154,296 @@ def decode_audio(data: bytes) -> np.ndarray:
     if result.returncode != 0:
         raise ValueError(f"could not decode the audio: {result.stderr.decode()[-300:]}")
     return np.frombuffer(result.stdout, dtype=np.float32).copy()
+
+
+@dataclass(frozen=True)
+class TimedSegment:
+    """A recognised sentence stamped on the monotonic clock.
+
+    Attributes:
+        start: monotonic time its first word began.
+        end: monotonic time its last word ended.
+        text: what was said.
+        words: its words with monotonic times (empty if the model gave none).
+        stable: False for text of an utterance still in progress (may change).
+    """
+
+    start: float
+    end: float
+    text: str
+    words: tuple[Word, ...] = ()
+    stable: bool = True
+
+
+@dataclass(frozen=True)
+class VoiceActivity:
+    """How utterances are cut out of the capture.
+
+    Attributes:
+        threshold: RMS (full scale 1.0) above which a 30 ms frame counts as voice.
+        end_silence_s: silence that ends an utterance.
+        max_utterance_s: an utterance longer than this is cut at its quietest frame in its last
+            2 s, so that long stretches of speech are committed as they go.
+        pad_s: audio kept before the onset and after the end of voice.
+        min_voice_s: shorter bursts (clicks, blips) are not transcribed.
+    """
+
+    threshold: float = 0.008
+    end_silence_s: float = 0.6
+    max_utterance_s: float = 12.0
+    pad_s: float = 0.2
+    min_voice_s: float = 0.15
+
+
+FRAME = 480  # samples per 30 ms energy frame at 16 kHz
+
+
+class StreamingTranscriber:
+    """Transcribes a :class:`SpeakerCapture` as audio arrives, in a background thread.
+
+    Utterances are cut by energy, so silence costs nothing (no model call). The thread
+    transcribes each utterance once it has closed and commits its sentences; while an utterance
+    is still going on, it re-transcribes it as it grows (at most every ``tentative_every_s``, and
+    never more often than twice the last pass took) as unstable text. A step only reads what the
+    thread has: it never runs the model itself.
+    """
+
+    def __init__(
+        self,
+        capture: Any,
+        recognizer: Recognizer,
+        activity: VoiceActivity | None = None,
+        poll_s: float = 0.1,
+        tentative_every_s: float = 1.0,
+        final_beam_size: int = 5,
+    ) -> None:
+        self.capture = capture
+        self.recognizer = recognizer
+        self.activity = activity or VoiceActivity()
+        self.poll_s = poll_s
+        self.tentative_every_s = tentative_every_s
+        self.final_beam_size = final_beam_size
+        self.model_calls = 0  # transcriptions run (for tests: silence runs none)
+        self.model_seconds = 0.0  # wall time spent in the model
+        self._lock = threading.Lock()  # guards the fields below
+        self._scan_lock = threading.Lock()  # the thread and a step never scan at once
+        self._committed: list[TimedSegment] = []
+        self._closed: list[tuple[int, int]] = []  # utterances waiting for transcription
+        self._tentative: list[TimedSegment] = []  # of the utterance starting _tentative_from
+        self._tentative_from: int | None = None
+        self._tentative_upto = 0
+        self._last_pass_s = 0.0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        self._restart(0)
+
+    def _restart(self, from_sample: int) -> None:
+        self._scanned = from_sample  # samples analysed for voice so far
+        self._voice_start: int | None = None  # first sample of the open utterance
+        self._last_voice = 0  # last sample with voice in it
+        self._energies: list[tuple[int, float]] = []  # (frame start, rms) of the open utterance
+
+    def start(self, from_time: float) -> None:
+        """Forget everything and transcribe what plays from ``from_time`` (monotonic) on."""
+        self.stop()
+        total, origin = self.capture.position()
+        first = total if origin is None else max(0, int((from_time - origin) * SAMPLE_RATE))
+        with self._lock:
+            self._committed, self._closed, self._tentative = [], [], []
+            self._tentative_from = None
+            self._restart(min(first, total))
+        self.error = None
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="dynacu-asr", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the background thread. Idempotent."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.poll_s):
+            try:
+                self._scan()
+                self._transcribe_pending()
+            except BaseException as e:  # handed to the next snapshot(), which raises it
+                self.error = e
+                return
+
+    def _scan(self) -> None:
+        """Analyse new frames for voice; queue utterances that have closed."""
+        act = self.activity
+        total, origin = self.capture.position()
+        if origin is None:
+            return
+        with self._scan_lock:
+            fresh = self.capture.read(self._scanned, total - (total - self._scanned) % FRAME)
+            first = max(self._scanned, total - len(fresh) - (total - self._scanned) % FRAME)
+            frames = len(fresh) // FRAME
+            if frames == 0:
+                return
+            rms = np.sqrt(np.mean(fresh[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1))
+            closed = []
+            with self._lock:
+                self._scanned = first
+                for energy in rms:
+                    start = self._scanned
+                    self._scanned += FRAME
+                    if energy > act.threshold:
+                        if self._voice_start is None:
+                            self._voice_start, self._energies = start, []
+                        self._last_voice = start + FRAME
+                    if self._voice_start is None:
+                        continue
+                    self._energies.append((start, float(energy)))
+                    silence = (self._scanned - self._last_voice) / SAMPLE_RATE
+                    length = (self._scanned - self._voice_start) / SAMPLE_RATE
+                    if silence >= act.end_silence_s:
+                        closed.append((self._voice_start, self._last_voice))
+                        self._voice_start = None
+                    elif length >= act.max_utterance_s:
+                        cut = self._quietest_recent_frame()
+                        closed.append((self._voice_start, cut))
+                        self._voice_start = cut
+                        self._energies = [(s, e) for s, e in self._energies if s >= cut]
+                self._closed += [
+                    (a, b) for a, b in closed if (b - a) / SAMPLE_RATE >= act.min_voice_s
+                ]
+
+    def _quietest_recent_frame(self) -> int:
+        window = [(s, e) for s, e in self._energies if s >= self._scanned - 2 * SAMPLE_RATE]
+        return min(window, key=lambda se: se[1])[0] if window else self._scanned
+
+    def _transcribe_pending(self) -> None:
+        """Commit closed utterances first; else refresh the open utterance's tentative text."""
+        _, origin = self.capture.position()
+        if origin is None:
+            return
+        with self._lock:
+            job = self._closed[0] if self._closed else None
+            open_start, last_voice, scanned = self._voice_start, self._last_voice, self._scanned
+        if job is not None:
+            segments = self._transcribe(job[0], job[1], origin, stable=True)
+            with self._lock:
+                self._committed.extend(segments)
+                self._closed.pop(0)
+                if self._tentative_from == job[0]:
+                    self._tentative, self._tentative_from = [], None
+            return
+        voiced = 0.0 if open_start is None else (last_voice - open_start) / SAMPLE_RATE
+        if open_start is None or voiced < self.activity.min_voice_s:
+            return
+        grown = (scanned - self._tentative_upto) / SAMPLE_RATE
+        due = max(self.tentative_every_s, 2 * self._last_pass_s)
+        if self._tentative_from != open_start or grown >= due:
+            segments = self._transcribe(open_start, scanned, origin, stable=False)
+            with self._lock:
+                self._tentative, self._tentative_from = segments, open_start
+                self._tentative_upto = scanned
+
+    def _transcribe(self, first: int, last: int, origin: float, stable: bool) -> list[TimedSegment]:
+        pad = int(self.activity.pad_s * SAMPLE_RATE)
+        start = max(0, first - pad)
+        audio = self.capture.read(start, last + pad)
+        if len(audio) == 0:
+            return []
+        t0 = origin + start / SAMPLE_RATE
+        onsets = _onsets(audio, t0, self.activity.threshold)
+        t = time.monotonic()
+        # Committed text is decoded once, with a beam; unstable text is redone often, greedily.
+        beam = self.final_beam_size if stable else 1
+        segments = self.recognizer.transcribe(audio, word_timestamps=True, beam_size=beam)
+        self._last_pass_s = time.monotonic() - t
+        self.model_calls += 1
+        self.model_seconds += self._last_pass_s
+        return [s for seg in segments for s in _sentences(seg, t0, onsets, stable)]
+
+    def snapshot(self) -> list[TimedSegment]:
+        """Everything heard so far, committed sentences first.
+
+        Unstable text follows: speech still going on, or closed but not yet committed.
+
+        Raises:
+            RuntimeError: the capture or the background transcription failed.
+        """
+        if self.error is not None:
+            raise RuntimeError(f"transcription failed: {self.error}") from self.error
+        if not self.capture.alive():
+            raise RuntimeError("the speaker capture died")
+        self._scan()  # cheap: only energy, so that the open/closed state is current
+        with self._lock:
+            return list(self._committed) + list(self._tentative)
+
+    def busy(self) -> bool:
+        """Whether speech is going on or waiting to be transcribed."""
+        with self._lock:
+            return self._voice_start is not None or bool(self._closed)
+
+    def prune(self, before: float) -> None:
+        """Drop committed sentences that ended before monotonic time ``before``."""
+        with self._lock:
+            self._committed = [s for s in self._committed if s.end >= before]
+
+
+_SENTENCE_END = (".", "?", "!")
+
+
+def _onsets(audio: np.ndarray, t0: float, threshold: float, gap_s: float = 0.15) -> list[float]:
+    """Monotonic times where voice begins after at least ``gap_s`` of quiet (and the first)."""
+    frames = len(audio) // FRAME
+    if frames == 0:
+        return []
+    rms = np.sqrt(np.mean(audio[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1))
+    voiced = rms > threshold
+    quiet_needed = max(1, round(gap_s * SAMPLE_RATE / FRAME))
+    out, quiet = [], quiet_needed
+    for i, v in enumerate(voiced):
+        if v and quiet >= quiet_needed:
+            out.append(t0 + i * FRAME / SAMPLE_RATE)
+        quiet = 0 if v else quiet + 1
+    return out
+
+
+def _snap(start: float, onsets: list[float], before_s: float = 0.8, after_s: float = 0.4) -> float:
+    """Move a sentence start to the nearest voice onset around it.
+
+    Whisper's word times drift by a few tenths of a second at sentence starts (the first word
+    of a chunk is stamped at the chunk's start, lead-in included); where voice began after a
+    pause is exact to a 30 ms frame.
+    """
+    near = [o for o in onsets if start - before_s <= o <= start + after_s]
+    return min(near, key=lambda o: abs(o - start)) if near else start
+
+
+def _sentences(
+    segment: Segment, t0: float, onsets: list[float], stable: bool
+) -> list[TimedSegment]:
+    """Split a Whisper segment into sentences by its words' punctuation.
+
+    Times are t0 + Whisper's seconds; each sentence's start is snapped to its voice onset.
+    """
+    if not segment.words:
+        start = _snap(t0 + segment.start, onsets)
+        return [TimedSegment(start, max(start, t0 + segment.end), segment.text, (), stable)]
+    out: list[TimedSegment] = []
+    current: list[Word] = []
+    for word in segment.words:
+        start, end = t0 + word.start, t0 + word.end
+        if not current:
+            start = _snap(start, onsets)
+        current.append(Word(start, max(start, end), word.text))
+        if word.text.rstrip().endswith(_SENTENCE_END):
+            out.append(_join(current, stable))
+            current = []
+    if current:
+        out.append(_join(current, stable))
+    return out
+
+
+def _join(words: list[Word], stable: bool) -> TimedSegment:
+    text = "".join(w.text for w in words).strip()
+    return TimedSegment(words[0].start, words[-1].end, text, tuple(words), stable)

@@ -64,6 +64,22 @@ MIC_INIT_SCRIPT = """
 """
 
 
+AUDIO_WARMUP_SCRIPT = """
+async () => {
+  const ac = new AudioContext();
+  await ac.resume();
+  const source = ac.createConstantSource();
+  const gain = ac.createGain();
+  gain.gain.value = 0;
+  source.connect(gain).connect(ac.destination);
+  source.start();
+  await new Promise((r) => setTimeout(r, 600));
+  source.stop();
+  await ac.close();
+}
+"""
+
+
 class BrowserCrashed(InfraError):
     """The browser, its page or its driver died."""
 
@@ -132,6 +148,10 @@ class Browser:
         for extra in pages[1:]:
             extra.close()
         self._watch(self._page)
+        # The first sound a Chromium makes starts its audio service and output stream, which
+        # took ~0.45 s here: a page's first clip then came out that late. Make that first sound
+        # now, in silence, so that every episode's audio plays on time.
+        self._page.evaluate(AUDIO_WARMUP_SCRIPT)
 
     def _watch(self, page: Any) -> None:
         page.on("crash", lambda _p: self._mark_crashed("the page crashed"))

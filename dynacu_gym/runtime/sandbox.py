@@ -1,7 +1,8 @@
 """One isolated sandbox per env: display, audio daemon, task server and browser, owned together.
 
-Start-up order: work dir -> Xvfb -> PulseAudio -> task server -> Chromium; shutdown is the
-reverse. Nothing is shared between sandboxes, so envs side by side never see or hear each other.
+Start-up order: work dir -> Xvfb -> PulseAudio -> speaker capture (when the audio channel is
+on) -> task server -> Chromium; shutdown is the reverse. Nothing is shared between sandboxes,
+so envs side by side never see or hear each other.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
+from dynacu_gym.perception.capture import SpeakerCapture
 from dynacu_gym.runtime.audio import AudioServer
 from dynacu_gym.runtime.browser import Browser
 from dynacu_gym.runtime.display import SCREEN_HEIGHT, SCREEN_WIDTH, VirtualDisplay
@@ -30,6 +32,7 @@ class SandboxConfig:
         start_timeout_s: seconds each part may take to start before it counts as failed.
         keep_workdir: keep the work dir (logs, browser profile) after close, for debugging.
         listen_model: the Whisper model pages' speech is transcribed with (None: tiny.en).
+        capture_speaker: record what the page plays (the audio channel turns this on).
     """
 
     width: int = SCREEN_WIDTH
@@ -37,6 +40,7 @@ class SandboxConfig:
     start_timeout_s: float = 30.0
     keep_workdir: bool = False
     listen_model: str | None = None
+    capture_speaker: bool = False
 
 
 class Sandbox:
@@ -49,6 +53,7 @@ class Sandbox:
         self.audio = AudioServer(self.workdir)
         self.server = TaskServer(asr_model=self.config.listen_model)
         self.browser: Browser | None = None
+        self.capture: SpeakerCapture | None = None
         self.restarts = 0  # rebuilds after a part died (the first start is not one)
         self._started = False
         self._closed = False
@@ -63,6 +68,12 @@ class Sandbox:
                 self.display.start(self.config.start_timeout_s)
             if not self.audio.alive():
                 self.audio.start(self.config.start_timeout_s)
+            if self.config.capture_speaker and (self.capture is None or not self.capture.alive()):
+                if self.capture is not None:
+                    self.capture.stop()
+                # Before the browser: a recorder that joins later misses the first 1-2 s.
+                self.capture = SpeakerCapture(self.audio, self.workdir)
+                self.capture.start()
             if not self.server.alive():
                 self.server.start()
             if self.browser is None:
@@ -98,6 +109,8 @@ class Sandbox:
             dead.append("display (Xvfb)")
         if not self.audio.alive():
             dead.append("audio daemon (PulseAudio)")
+        if self.config.capture_speaker and (self.capture is None or not self.capture.alive()):
+            dead.append("speaker capture (parec)")
         if not self.server.alive():
             dead.append("task server")
         if self.browser is None or not self.browser.alive():
@@ -121,6 +134,9 @@ class Sandbox:
         if not self.display.alive():
             self.display.stop()
         if not self.audio.alive():
+            if self.capture is not None:
+                self.capture.stop()
+                self.capture = None
             self.audio.stop()
         if self._started:
             self.restarts += 1
@@ -133,6 +149,9 @@ class Sandbox:
             self.browser.stop()
             self.browser = None
         self.server.stop()
+        if self.capture is not None:
+            self.capture.stop()
+            self.capture = None
         self.audio.stop()
         self.display.stop()
 

@@ -1,0 +1,1 @@
+"""Channel wrappers: each adds one perception or expression channel to the base env."""
