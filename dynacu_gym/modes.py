@@ -36,6 +36,11 @@ class ModeUnavailableError(ValueError):
     """A mode whose channels this version of dynacu-gym does not provide."""
 
 
+def mode_available(mode: str) -> bool:
+    """Whether this version provides every channel of ``mode`` (a known mode)."""
+    return all(c in CHANNEL_WRAPPERS for c in MODE_CHANNELS[mode])
+
+
 def check_mode(mode: str) -> None:
     """Raise if ``mode`` is unknown or needs a channel that is not built.
 
@@ -47,7 +52,7 @@ def check_mode(mode: str) -> None:
         raise ValueError(f"expected a mode in {MODES}, got {mode!r}")
     missing = [c for c in MODE_CHANNELS[mode] if c not in CHANNEL_WRAPPERS]
     if missing:
-        available = [m for m in MODES if all(c in CHANNEL_WRAPPERS for c in MODE_CHANNELS[m])]
+        available = [m for m in MODES if mode_available(m)]
         raise ModeUnavailableError(
             f"mode {mode!r} needs the {', '.join(missing)} channel(s), which this version of "
             f"dynacu-gym does not provide yet; available modes: {', '.join(available)}"

@@ -140,6 +140,11 @@ class SolutionStep:
     when: str = ""
     timeout: float = 30.0
 
+    @property
+    def speaks(self) -> bool:
+        """Whether this step's action is ``speak``."""
+        return self.action.lstrip().lower().startswith("speak")
+
 
 @dataclass(frozen=True)
 class TaskSpec:
@@ -175,7 +180,7 @@ class TaskSpec:
     @property
     def solution_speaks(self) -> bool:
         """Whether the scripted solution needs the speak channel."""
-        return any(step.action.lstrip().lower().startswith("speak") for step in self.solution)
+        return any(step.speaks for step in self.solution)
 
     @property
     def solution_mode(self) -> str:
@@ -449,7 +454,7 @@ def load_task(folder: str | Path) -> TaskSpec:
             parse_action(PAGE_PLACEHOLDER.sub("0", filled))
         except ActionError as e:
             raise TaskFormatError(f"{path}: [solution #{i + 1}] 'action': {e}") from e
-        if step.action.lstrip().lower().startswith("speak") and not listens:
+        if step.speaks and not listens:
             t.fail("action", "no speak unless the task sets listens = true", step.action)
         solution.append(step)
     top.finish()
