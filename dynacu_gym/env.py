@@ -398,6 +398,12 @@ def make_env(
     asr_model: str | None = None,
     asr_device: str = "cpu",
     asr_compute_type: str = "int8",
+    max_keyframes: int = 5,
+    keyframe_fps: float = 3.0,
+    clip_weights: str | None = None,
+    clip_arch: str = "ViT-B-32",
+    clip_cache_dir: str | None = None,
+    narration_chars: int = 8000,
     **kwargs: Any,
 ) -> gym.Env:
     """Entry point of every registered id: the base env wrapped for ``mode``.
@@ -409,19 +415,46 @@ def make_env(
             CTranslate2 folder; or a name in the local Hugging Face cache).
         asr_device: ``"cpu"`` or ``"cuda"`` for that model.
         asr_compute_type: CTranslate2 compute type for that model.
+        max_keyframes: K, the most keyframes a step returns (keyframe modes).
+        keyframe_fps: how often the screen is grabbed between steps (keyframe modes).
+        clip_weights: turns on the CLIP keyframe gate: a checkpoint file or a pretrained tag in
+            a local cache (see :mod:`dynacu_gym.perception.clip_gate`); off by default.
+        clip_arch: the open_clip model of those weights.
+        clip_cache_dir: where to look for a pretrained tag.
+        narration_chars: the bound on the agent's kept narration (keyframe modes).
         kwargs: arguments of :class:`DynaCUEnv`.
     """
     from dynacu_gym.modes import MODE_CHANNELS, apply_mode, check_mode
 
     check_mode(mode)
+    channels = MODE_CHANNELS[mode]
     asr = {"model": asr_model, "device": asr_device, "compute_type": asr_compute_type}
     if asr != {"model": None, "device": "cpu", "compute_type": "int8"} and (
-        "transcript" not in MODE_CHANNELS[mode]
+        "transcript" not in channels
     ):
         raise ValueError(f"asr_* arguments need a mode with the audio channel, got mode {mode!r}")
+    keyframes = {
+        "max_keyframes": max_keyframes,
+        "fps": keyframe_fps,
+        "clip_weights": clip_weights,
+        "clip_arch": clip_arch,
+        "clip_cache_dir": clip_cache_dir,
+    }
+    visual_defaults = (5, 3.0, None, "ViT-B-32", None, 8000)
+    if (*keyframes.values(), narration_chars) != visual_defaults and "keyframes" not in channels:
+        raise ValueError(
+            "keyframe, clip_* and narration arguments need a mode with the keyframe channel "
+            f"(aoi_visual, aoi_full, aoi_interactive), got mode {mode!r}"
+        )
     env = DynaCUEnv(task, **kwargs)
     try:
-        return apply_mode(env, mode, transcript=asr)
+        return apply_mode(
+            env,
+            mode,
+            transcript=asr,
+            keyframes=keyframes,
+            narration={"max_chars": narration_chars},
+        )
     except BaseException:
         env.close()
         raise

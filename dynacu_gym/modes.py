@@ -7,6 +7,10 @@
 | aoi_audio       | yes        | -         | yes        | -     |
 | aoi_full        | yes        | yes       | yes        | -     |
 | aoi_interactive | yes        | yes       | yes        | yes   |
+
+The keyframe modes also keep the agent's narration (``narration``): notes on frames are what
+carries them past the step that shows them. Keyframes wrap first, so the transcript can link
+the keyframes that fall inside each sentence.
 """
 
 from __future__ import annotations
@@ -20,14 +24,16 @@ MODES = ("standard", "aoi_visual", "aoi_audio", "aoi_full", "aoi_interactive")
 # The channels each mode stacks, in wrapping order.
 MODE_CHANNELS: dict[str, tuple[str, ...]] = {
     "standard": (),
-    "aoi_visual": ("keyframes",),
+    "aoi_visual": ("keyframes", "narration"),
     "aoi_audio": ("transcript",),
-    "aoi_full": ("keyframes", "transcript"),
-    "aoi_interactive": ("keyframes", "transcript", "speech"),
+    "aoi_full": ("keyframes", "narration", "transcript"),
+    "aoi_interactive": ("keyframes", "narration", "transcript", "speech"),
 }
 
 # Channel name -> "module:Class" of its wrapper (imported when a mode needs it).
 CHANNEL_WRAPPERS: dict[str, str] = {
+    "keyframes": "dynacu_gym.wrappers.keyframes:KeyframeObservation",
+    "narration": "dynacu_gym.wrappers.narration:NarrationMemory",
     "transcript": "dynacu_gym.wrappers.transcript:AudioTranscript",
 }
 

@@ -1,0 +1,387 @@
+"""Keyframes: what the screen showed between two steps, captured in the background.
+
+A capture thread grabs the env's X display at ``fps`` (straight from Xvfb, ~3 ms a frame, with
+no load on the browser) and passes each frame through gates:
+
+1. **Pixel gate.** The frame's gate view (every 4th pixel of every 4th row, green channel: a
+   320x180 image) is compared with the view of the last keyframe. If less than
+   ``change_threshold`` (1%) of the screen changed, the frame is skipped. The screen is counted
+   in 16x16-pixel cells, a cell changed when any of its sampled pixels moved by more than
+   ``pixel_delta`` levels (see :func:`changed_fraction`). This costs well under a millisecond.
+2. **CLIP gate** (optional, :mod:`dynacu_gym.perception.clip_gate`). A frame that passed the
+   pixel gate is embedded on a worker thread, off the capture loop; if its cosine distance to
+   the last keyframe's embedding is below the gate's threshold it is suppressed.
+
+A frame that passes becomes a keyframe and the new anchor of both gates. Keyframes wait in a
+bounded pool until the env's next step collects them; :func:`select_keyframes` then keeps at
+most K.
+
+How K are chosen when more arrived: each keyframe is scored by how much it shows that the
+agent has not seen (its novelty: the smallest changed fraction against the previous step's
+screenshot, this step's screenshot and the keyframes already chosen) times how long it stayed
+on screen (its stability: ``min(1, dwell / (2 / fps))``, so a frame caught mid-transition counts
+half). The best-scoring keyframe is chosen, novelties are updated against it, and so on
+(a weighted farthest-point choice); ties go to the newer frame. The chosen ones are returned
+in time order. When the pool overflows between steps, the keyframe with the lowest
+change-from-its-predecessor times stability is dropped (never the newest).
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from dynacu_gym.runtime.process import InfraError
+
+if TYPE_CHECKING:
+    from dynacu_gym.perception.clip_gate import ClipGate
+
+GATE_STRIDE = 4  # the gate view takes every 4th pixel of every 4th row
+GATE_CHANNEL = 1  # green: most of luminance, one byte per pixel
+# Gate-view pixels per side of a change-counting cell: 16 screen pixels; 4 booleans are a uint32.
+CELL = 4
+MAX_FPS = 30.0
+CLIP_PENDING_MAX = 8  # frames waiting for the CLIP gate before it is bypassed (fail open)
+
+
+def gate_view(frame: np.ndarray) -> np.ndarray:
+    """The small single-channel view the gates compare: (H/4, W/4) uint8, contiguous."""
+    return np.ascontiguousarray(frame[::GATE_STRIDE, ::GATE_STRIDE, GATE_CHANNEL])
+
+
+def changed_fraction(a: np.ndarray, b: np.ndarray, pixel_delta: int = 10) -> float:
+    """Fraction of the screen that differs between two gate views, counted in cells.
+
+    A cell is 4x4 view pixels (16x16 screen pixels); it counts as changed when any of its
+    pixels moved by more than ``pixel_delta`` levels. Counting pixels instead would weigh a
+    new line of text (thin strokes, the facts most tasks hide) at a fraction of its area, below
+    the gate, while a cell count sees the line it occupies.
+    """
+    diff = np.maximum(a, b)
+    diff -= np.minimum(a, b)
+    h, w = (diff.shape[0] // CELL) * CELL, (diff.shape[1] // CELL) * CELL
+    if h == 0 or w == 0:
+        return float(np.count_nonzero(diff > pixel_delta)) / max(diff.size, 1)
+    changed = np.ascontiguousarray(diff[:h, :w] > pixel_delta)
+    # Four booleans side by side read as one uint32: nonzero when any of them is set.
+    rows = changed.view(np.uint32).reshape(h // CELL, CELL, w // CELL).any(axis=1)
+    return float(np.count_nonzero(rows)) / rows.size
+
+
+@dataclass(frozen=True)
+class Keyframe:
+    """A frame that passed the gates.
+
+    Attributes:
+        time: monotonic time of the grab (its midpoint).
+        frame: the screen, (H, W, 3) uint8 RGB.
+        view: its gate view.
+        change: changed fraction against the keyframe before it when it was captured.
+    """
+
+    time: float
+    frame: np.ndarray = field(repr=False)
+    view: np.ndarray = field(repr=False)
+    change: float
+
+
+@dataclass
+class CaptureStats:
+    """Counters of a capture since it started (monotonic seconds, CPU seconds)."""
+
+    grabbed: int = 0
+    skipped: int = 0  # by the pixel gate
+    clip_judged: int = 0
+    clip_suppressed: int = 0
+    clip_bypassed: int = 0  # accepted without the CLIP gate because it fell behind
+    keyframes: int = 0
+    pool_dropped: int = 0
+    grab_seconds: float = 0.0
+    gate_seconds: float = 0.0  # pixel gate only
+    clip_seconds: float = 0.0
+    cpu_seconds: float = 0.0  # capture thread + CLIP worker
+    late_ticks: int = 0  # ticks missed because a grab ran past the next one
+    started: float = 0.0
+    last_grab: float = 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        """The counters, with the achieved capture rate."""
+        span = self.last_grab - self.started
+        return {
+            **{k: v for k, v in vars(self).items() if k not in ("started", "last_grab")},
+            "fps": (self.grabbed / span) if span > 0 else 0.0,
+        }
+
+
+class KeyframeCapture:
+    """The background capture of one episode.
+
+    Args:
+        grab: returns the current screen as (H, W, 3) uint8 RGB; called on the capture thread.
+        fps: frames grabbed per second (up to 30).
+        change_threshold: the pixel gate: the fraction of gate-view pixels that must change.
+        pixel_delta: levels a gate-view pixel must move by to count as changed.
+        pool_size: keyframes held between two collects; beyond it the least informative go.
+        clip: an optional CLIP gate.
+    """
+
+    def __init__(
+        self,
+        grab: Callable[[], np.ndarray],
+        fps: float = 3.0,
+        change_threshold: float = 0.01,
+        pixel_delta: int = 10,
+        pool_size: int = 20,
+        clip: ClipGate | None = None,
+    ) -> None:
+        if not 0 < fps <= MAX_FPS:
+            raise ValueError(f"expected fps in (0, {MAX_FPS:g}], got {fps!r}")
+        if not 0 <= change_threshold < 1:
+            raise ValueError(f"expected change_threshold in [0, 1), got {change_threshold!r}")
+        if pool_size < 2:
+            raise ValueError(f"expected pool_size >= 2, got {pool_size!r}")
+        self.grab = grab
+        self.fps = fps
+        self.interval = 1.0 / fps
+        self.change_threshold = change_threshold
+        self.pixel_delta = pixel_delta
+        self.pool_size = pool_size
+        self.clip = clip
+        self.stats = CaptureStats()
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._pool: list[Keyframe] = []
+        self._anchor_view: np.ndarray | None = None
+        self._anchor_embedding: np.ndarray | None = None
+        self._pending: collections.deque[tuple[float, np.ndarray, np.ndarray, float]] = (
+            collections.deque()
+        )
+        self._judging = False  # the CLIP worker holds a frame out of the queue
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._error: BaseException | None = None
+
+    def start(self, anchor: np.ndarray, anchor_time: float) -> None:
+        """Start capturing; ``anchor`` is the screen the agent saw at ``anchor_time``."""
+        if self._threads:
+            raise RuntimeError("the capture has already started")
+        self._anchor_view = gate_view(anchor)
+        self.stats.started = self.stats.last_grab = anchor_time
+        if self.clip is not None:
+            self._anchor_embedding = None
+            self._pending.append((anchor_time, anchor, self._anchor_view, -1.0))  # anchor job
+            worker = threading.Thread(target=self._judge_loop, name="keyframes-clip", daemon=True)
+            self._threads.append(worker)
+        capture = threading.Thread(target=self._capture_loop, name="keyframes", daemon=True)
+        self._threads.append(capture)
+        for thread in self._threads:
+            thread.start()
+
+    def alive(self) -> bool:
+        """Whether every thread of the capture is running."""
+        return bool(self._threads) and all(t.is_alive() for t in self._threads)
+
+    def collect(self, until: float, wait_s: float = 0.25) -> list[Keyframe]:
+        """Take the keyframes grabbed up to ``until`` out of the pool, oldest first.
+
+        With the CLIP gate on, waits up to ``wait_s`` for frames grabbed before ``until`` that
+        are still being judged; ones not judged by then come with a later collect.
+
+        Raises:
+            InfraError: the capture thread failed (the display died).
+        """
+        deadline = time.monotonic() + wait_s
+        with self._wake:
+            while self.clip is not None and self._error is None:
+                waiting = self._judging or any(t <= until for t, *_ in self._pending)
+                remaining = deadline - time.monotonic()
+                if not waiting or remaining <= 0:
+                    break
+                self._wake.wait(remaining)
+            if self._error is not None:
+                raise InfraError(f"keyframe capture failed: {self._error}") from self._error
+            taken = [k for k in self._pool if k.time <= until]
+            self._pool = [k for k in self._pool if k.time > until]
+        return taken
+
+    def stop(self) -> None:
+        """Stop the threads. Idempotent."""
+        self._stop.set()
+        with self._wake:
+            self._wake.notify_all()
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout=5.0)
+        self._threads = []
+
+    # ---- threads ---------------------------------------------------------------------------
+
+    def _capture_loop(self) -> None:
+        cpu0 = time.thread_time()
+        next_tick = time.monotonic() + self.interval
+        try:
+            while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
+                t0 = time.monotonic()
+                frame = self.grab()
+                t1 = time.monotonic()
+                grabbed_at = (t0 + t1) / 2
+                view = gate_view(frame)
+                with self._lock:
+                    anchor = self._anchor_view
+                assert anchor is not None
+                change = changed_fraction(view, anchor, self.pixel_delta)
+                t2 = time.monotonic()
+                with self._wake:
+                    s = self.stats
+                    s.grabbed += 1
+                    s.grab_seconds += t1 - t0
+                    s.gate_seconds += t2 - t1
+                    s.last_grab = grabbed_at
+                    if change < self.change_threshold:
+                        s.skipped += 1
+                    elif self.clip is None:
+                        self._accept(Keyframe(grabbed_at, frame, view, change))
+                    else:
+                        self._pending.append((grabbed_at, frame, view, change))
+                        self._wake.notify_all()
+                    s.cpu_seconds += time.thread_time() - cpu0
+                cpu0 = time.thread_time()
+                next_tick += self.interval
+                now = time.monotonic()
+                if next_tick < now:  # a grab ran long: skip the ticks it overran
+                    missed = int((now - next_tick) / self.interval) + 1
+                    self.stats.late_ticks += missed
+                    next_tick += missed * self.interval
+        except BaseException as e:  # noqa: BLE001 - reported to the env at its next collect
+            with self._wake:
+                self._error = e
+                self._wake.notify_all()
+
+    def _judge_loop(self) -> None:
+        assert self.clip is not None
+        cpu0 = time.thread_time()
+        try:
+            while True:
+                with self._wake:
+                    while not self._pending and not self._stop.is_set():
+                        self._wake.wait()
+                    if self._stop.is_set():
+                        return
+                    if len(self._pending) > CLIP_PENDING_MAX:
+                        # Fallen behind: accept what waits on the pixel gate alone, in order.
+                        while self._pending:
+                            t, frame, view, change = self._pending.popleft()
+                            if change < 0:
+                                continue
+                            self.stats.clip_bypassed += 1
+                            self._accept(Keyframe(t, frame, view, change))
+                        self._anchor_embedding = None
+                        self._wake.notify_all()
+                        continue
+                    t, frame, view, change = self._pending.popleft()
+                    if change >= 0 and self._anchor_view is not None:
+                        # The anchor may have moved while this frame waited: re-gate it.
+                        change = changed_fraction(view, self._anchor_view, self.pixel_delta)
+                        if change < self.change_threshold:
+                            self.stats.skipped += 1
+                            self._wake.notify_all()
+                            continue
+                    self._judging = True
+                t0 = time.monotonic()
+                embedding = self.clip.embed(frame)
+                spent = time.monotonic() - t0
+                with self._wake:
+                    self._judging = False
+                    self.stats.clip_seconds += spent
+                    anchor = self._anchor_embedding
+                    if change < 0:  # the episode's first screen
+                        self._anchor_embedding = embedding
+                    elif anchor is not None and self.clip.distance(embedding, anchor) < (
+                        self.clip.threshold
+                    ):
+                        self.stats.clip_judged += 1
+                        self.stats.clip_suppressed += 1
+                    else:
+                        self.stats.clip_judged += 1
+                        self._accept(Keyframe(t, frame, view, change))
+                        self._anchor_embedding = embedding
+                    self.stats.cpu_seconds += time.thread_time() - cpu0
+                    self._wake.notify_all()
+                cpu0 = time.thread_time()
+        except BaseException as e:  # noqa: BLE001 - reported to the env at its next collect
+            with self._wake:
+                self._error = e
+                self._judging = False
+                self._wake.notify_all()
+
+    def _accept(self, keyframe: Keyframe) -> None:
+        """Pool a keyframe and make it the anchor; the caller holds the lock."""
+        self._pool.append(keyframe)
+        self._anchor_view = keyframe.view
+        self.stats.keyframes += 1
+        if len(self._pool) > self.pool_size:
+            self._pool.pop(_least_informative(self._pool, self.interval, self.pixel_delta))
+            self.stats.pool_dropped += 1
+
+
+def _stability(dwell: float, interval: float) -> float:
+    return min(1.0, dwell / (2.0 * interval))
+
+
+def _least_informative(pool: Sequence[Keyframe], interval: float, pixel_delta: int) -> int:
+    """Index of the keyframe (never the newest) whose loss costs least."""
+    best, best_score = 0, float("inf")
+    for i in range(len(pool) - 1):
+        before = (
+            changed_fraction(pool[i].view, pool[i - 1].view, pixel_delta) if i else pool[0].change
+        )
+        score = before * _stability(pool[i + 1].time - pool[i].time, interval)
+        if score < best_score:
+            best, best_score = i, score
+    return best
+
+
+def select_keyframes(
+    keyframes: Sequence[Keyframe],
+    k: int,
+    seen: Sequence[np.ndarray],
+    until: float,
+    interval: float,
+    pixel_delta: int = 10,
+) -> list[Keyframe]:
+    """At most ``k`` keyframes, the most informative, in time order (see the module doc).
+
+    Args:
+        keyframes: candidates, oldest first.
+        k: how many to keep.
+        seen: gate views the agent has already seen (the previous and current screenshots).
+        until: when the last candidate's dwell ends (the step's time).
+        interval: the capture interval, seconds.
+        pixel_delta: as for the gate.
+    """
+    if len(keyframes) <= k:
+        return list(keyframes)
+    times = [kf.time for kf in keyframes] + [until]
+    stability = [_stability(times[i + 1] - times[i], interval) for i in range(len(keyframes))]
+    novelty = [
+        min((changed_fraction(kf.view, v, pixel_delta) for v in seen), default=1.0)
+        for kf in keyframes
+    ]
+    chosen: list[int] = []
+    while len(chosen) < k:
+        best = max(
+            (i for i in range(len(keyframes)) if i not in chosen),
+            key=lambda i: (novelty[i] * stability[i], i),
+        )
+        chosen.append(best)
+        for i in range(len(keyframes)):
+            if i not in chosen:
+                d = changed_fraction(keyframes[i].view, keyframes[best].view, pixel_delta)
+                novelty[i] = min(novelty[i], d)
+    return [keyframes[i] for i in sorted(chosen)]

@@ -1,0 +1,465 @@
+"""The visual-temporal channel: keyframes between steps, the gates, and persistent narration.
+
+Browser tests run real task apps (tests/fixtures/tasks: the webform with a toast timed between
+two steps, the carousel with five slides) and learn when the page really changed from the page
+itself (a MutationObserver on the element that changes), not from the code under test.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dynacu_gym.env import DynaCUEnv
+from dynacu_gym.modes import apply_mode
+from dynacu_gym.perception.keyframes import (
+    Keyframe,
+    KeyframeCapture,
+    changed_fraction,
+    gate_view,
+    select_keyframes,
+)
+from dynacu_gym.runtime.process import InfraError
+from dynacu_gym.tasks import load_task
+from dynacu_gym.wrappers.narration import NarrationLog, Note
+
+FIXTURES = Path(__file__).parent / "fixtures" / "tasks"
+TOAST_TASK = FIXTURES / "F" / "91-toast-between-steps"
+SLIDES_TASK = FIXTURES / "D" / "91-five-slides"
+INTERVAL = 1 / 3  # the default capture interval
+
+# Records, in page time, when the children of an element change (a slide or a toast comes or
+# goes), with a label of what is there now.
+WATCH = """(selector) => {
+  window.__changes = [];
+  const target = document.querySelector(selector);
+  const label = () => (target.textContent || "").trim().slice(0, 40);
+  new MutationObserver(() => {
+    const now = performance.now() / 1000, last = window.__changes.at(-1);
+    if (last && now - last.t < 0.05) { last.label = label(); return; }
+    window.__changes.push({t: now, label: label()});
+  }).observe(target, {childList: true, subtree: true});
+}"""
+
+
+def _page_clock_offset(env: DynaCUEnv) -> float:
+    """Seconds to add to the page's performance.now()/1000 to get the episode's time."""
+    before = time.monotonic()
+    page_now = env.evaluate_in_page("() => performance.now() / 1000")
+    after = time.monotonic()
+    return (before + after) / 2 - page_now - env.episode_start
+
+
+def _changes(env: DynaCUEnv, offset: float) -> list[dict]:
+    return [
+        {"t": c["t"] + offset, "label": c["label"]}
+        for c in env.evaluate_in_page("() => window.__changes")
+    ]
+
+
+def _region_changed(a: np.ndarray, b: np.ndarray, box: tuple[int, int, int, int]) -> float:
+    x0, y0, x1, y1 = box
+    return changed_fraction(gate_view(a[y0:y1, x0:x1]), gate_view(b[y0:y1, x0:x1]))
+
+
+def _visual_env(task_path: Path, mode: str = "aoi_visual", **channels):
+    return apply_mode(DynaCUEnv(load_task(task_path)), mode, **channels)
+
+
+# ---- pure logic ------------------------------------------------------------------------------
+
+
+def _frame(value: int, box: tuple[int, int, int, int] | None = None, fill: int = 255):
+    frame = np.full((720, 1280, 3), value, dtype=np.uint8)
+    if box:
+        x0, y0, x1, y1 = box
+        frame[y0:y1, x0:x1] = fill
+    return frame
+
+
+def _keyframe(t: float, frame: np.ndarray, change: float = 0.5) -> Keyframe:
+    return Keyframe(t, frame, gate_view(frame), change)
+
+
+def test_pixel_gate_counts_changed_cells_of_the_screen():
+    a = _frame(40)
+    small = _frame(40, (0, 0, 96, 48))  # 18 of the 3600 16x16 cells: 0.5%
+    large = _frame(40, (0, 0, 320, 176))  # 20 x 11 cells: 6.1%
+    assert changed_fraction(gate_view(a), gate_view(a)) == 0.0
+    assert changed_fraction(gate_view(a), gate_view(small)) == pytest.approx(18 / 3600)
+    assert changed_fraction(gate_view(a), gate_view(large)) == pytest.approx(220 / 3600)
+    # A line of text: thin strokes (here every 3rd column of a 480x32 strip) counts as the
+    # cells it covers, above the gate, though its pixels are a third of that.
+    text = a.copy()
+    text[400:432, 100:580:3] = 255
+    assert changed_fraction(gate_view(a), gate_view(text)) == pytest.approx(60 / 3600)
+    # A change of a few levels (compression noise, anti-aliasing) does not count.
+    assert changed_fraction(gate_view(a), gate_view(_frame(45))) == 0.0
+    # Any view size works (a crop of the screen), including ones not a multiple of a cell.
+    assert changed_fraction(gate_view(a[:50, :50]), gate_view(text[:50, :50])) == 0.0
+
+
+def test_selection_keeps_distinct_settled_frames_over_transitions():
+    seen = gate_view(_frame(0))
+    slide_a = _frame(0, (0, 0, 640, 360), 200)
+    fade = _frame(0, (0, 0, 640, 360), 100)  # mid-transition, on screen one interval
+    slide_b = _frame(0, (640, 360, 1280, 720), 200)
+    slide_a_again = slide_a.copy()
+    pool = [
+        _keyframe(1.0, slide_a),
+        _keyframe(3.0, fade),
+        _keyframe(3.0 + INTERVAL, slide_b),
+        _keyframe(6.0, slide_a_again),
+    ]
+    kept = select_keyframes(pool, 2, [seen], until=8.0, interval=INTERVAL)
+    assert [k.time for k in kept] == [3.0 + INTERVAL, 6.0]  # both slides; newest A of the two
+    # With room for all, all come, in time order.
+    assert select_keyframes(pool, 5, [seen], 8.0, INTERVAL) == pool
+    # What the agent already sees on screen is worth least.
+    kept = select_keyframes(pool, 1, [seen, gate_view(slide_b)], 8.0, INTERVAL)
+    assert kept[0].time == 6.0
+
+
+class _Screen:
+    """A screen whose content is set by the test; grabbing it counts calls."""
+
+    def __init__(self, frame: np.ndarray):
+        self.frame = frame
+        self.grabs = 0
+        self.fail = False
+
+    def grab(self) -> np.ndarray:
+        if self.fail:
+            raise InfraError("the display went away")
+        self.grabs += 1
+        return self.frame.copy()
+
+
+def test_capture_thread_gates_pools_and_reports_failure():
+    screen = _Screen(_frame(0))
+    capture = KeyframeCapture(screen.grab, fps=20, pool_size=3)
+    capture.start(screen.frame, time.monotonic())
+    try:
+        time.sleep(0.3)
+        assert capture.collect(time.monotonic()) == []  # nothing changed: all skipped
+        changed_at = []
+        for i in range(6):
+            screen.frame = _frame(0, (0, 0, 200 * (i + 1), 200))
+            changed_at.append(time.monotonic())
+            time.sleep(0.15)
+        until = time.monotonic()
+        taken = capture.collect(until)
+        assert len(taken) == 3  # the pool is bounded; the newest always stays
+        assert taken[-1].time >= changed_at[-1]
+        assert [k.time for k in taken] == sorted(k.time for k in taken)
+        assert capture.stats.pool_dropped == 3
+        assert capture.stats.skipped > 0 and capture.stats.grabbed == screen.grabs
+        screen.fail = True
+        time.sleep(0.2)
+        with pytest.raises(InfraError, match="display went away"):
+            capture.collect(time.monotonic())
+    finally:
+        capture.stop()
+    assert not capture.alive()
+
+
+def test_capture_rejects_bad_settings():
+    with pytest.raises(ValueError, match="fps"):
+        KeyframeCapture(lambda: _frame(0), fps=0)
+    with pytest.raises(ValueError, match="change_threshold"):
+        KeyframeCapture(lambda: _frame(0), change_threshold=1.5)
+
+
+def test_narration_log_is_bounded_oldest_first():
+    log = NarrationLog(max_chars=200)
+    for i in range(10):
+        log.add(Note(i + 1, float(i), f"note {i}: " + "x" * 30))
+    assert len(log.text()) <= 200
+    assert log.dropped > 0
+    assert log.notes[-1].text.startswith("note 9")
+    assert log.notes[0].step == log.dropped + 1  # the oldest went first
+    assert f"{log.dropped} oldest notes dropped" in log.section()
+    log.add(Note(11, 11.0, "y" * 500))  # one note longer than the bound is cut, not lost
+    assert log.notes[-1].text.endswith("\u2026") and len(log.text()) <= 200
+
+
+# ---- real pages -----------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_toast_between_two_steps_is_in_the_keyframes_not_the_screenshots():
+    env = _visual_env(TOAST_TASK)
+    try:
+        base = env.unwrapped
+        obs0, _ = env.reset(seed=0)
+        base.evaluate_in_page(WATCH, "#toasts")
+        offset = _page_clock_offset(base)
+        obs1, *_, info1 = env.step({"type": "wait", "seconds": 2.0 - float(obs0["elapsed"])})
+        obs2, _, _, truncated, info2 = env.step({"type": "wait", "seconds": 5.0})
+        assert not truncated, info2.get("infra_error")
+        changes = _changes(base, offset)
+    finally:
+        env.close()
+    assert 1.8 < float(obs1["elapsed"]) < 2.5 and float(obs2["elapsed"]) > 6.8
+    assert int(obs1["keyframe_count"]) == 0  # nothing had happened yet
+    # The page showed the toast at 4.0 s and took it away at 5.5 s, both between the steps.
+    shown, gone = changes[0]["t"], changes[-1]["t"]
+    assert "E-2291" in changes[0]["label"] and 3.9 < shown < 4.3 and 5.4 < gone < 5.9
+    toast_box = (900, 480, 1280, 720)  # the toasts' corner, bottom right
+    # Neither screenshot shows it ...
+    assert _region_changed(obs1["screenshot"], obs2["screenshot"], toast_box) < 0.005
+    # ... but a keyframe of the second step does, grabbed within one interval of it appearing.
+    count = int(obs2["keyframe_count"])
+    times = obs2["keyframe_times"][:count]
+    with_toast = [
+        i
+        for i in range(count)
+        if _region_changed(obs2["keyframes"][i], obs1["screenshot"], toast_box) > 0.1
+    ]
+    assert with_toast, (times, info2["keyframes"])
+    first = float(times[with_toast[0]])
+    assert shown <= first <= shown + INTERVAL + 0.1, (shown, times)
+    # Its leaving is a keyframe too, and all are in the record with their times.
+    assert any(gone <= t <= gone + 0.18 + INTERVAL + 0.1 for t in times), (gone, times)
+    assert f"keyframe 1 at {times[0]:.1f}s" in obs2["record"]
+    assert not obs2["keyframes"][count:].any() and not obs2["keyframe_times"][count:].any()
+
+
+@pytest.mark.browser
+def test_static_page_produces_no_keyframes(probe_task):
+    env = apply_mode(DynaCUEnv(probe_task), "aoi_visual")
+    try:
+        env.reset(seed=0)
+        for _ in range(2):
+            obs, _, _, _, info = env.step({"type": "wait", "seconds": 2.0})
+            assert int(obs["keyframe_count"]) == 0, info["keyframes"]
+            assert "(no change on screen)" in obs["record"]
+        # The capture did run all along: it grabbed and skipped every frame.
+        since = info["keyframes"]["since_last_step"]
+        assert since["grabbed"] >= 5 and since["skipped"] == since["grabbed"]
+    finally:
+        env.close()
+
+
+class _Recorder:
+    """Grabs the screen every 0.1 s beside the env: when each slide settled, and how it looked."""
+
+    def __init__(self, env: DynaCUEnv):
+        self.env = env
+        self.frames: list[tuple[float, np.ndarray]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self):
+        display = self.env.sandbox.display
+        while not self._stop.wait(0.1):
+            frame = display.grab()
+            self.frames.append((time.monotonic() - self.env.episode_start, frame))
+
+    def at(self, t: float) -> np.ndarray:
+        return min(self.frames, key=lambda f: abs(f[0] - t))[1]
+
+
+@pytest.mark.browser
+def test_carousel_every_slide_is_in_some_keyframe_at_its_time():
+    env = _visual_env(SLIDES_TASK)
+    keyframes: list[tuple[float, np.ndarray]] = []
+    try:
+        base = env.unwrapped
+        env.reset(seed=0)
+        base.evaluate_in_page(WATCH, "#hero-stage")
+        offset = _page_clock_offset(base)
+        hero = base.evaluate_in_page(
+            "() => { const r = document.getElementById('hero-stage').getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom].map(Math.round); }"
+        )
+        with _Recorder(base) as recorder:
+            while base.elapsed < 13.5:
+                obs, _, terminated, truncated, info = env.step({"type": "wait", "seconds": 3.0})
+                assert not truncated and not terminated, info
+                n = int(obs["keyframe_count"])
+                keyframes += [
+                    (float(obs["keyframe_times"][i]), obs["keyframes"][i]) for i in range(n)
+                ]
+        changes = _changes(base, offset)
+    finally:
+        env.close()
+    # Slides differ from each other in far more than the gate's 1%, in the banner.
+    looks = [recorder.at(c["t"] + 0.8) for c in changes if 0.5 < c["t"] < 12.6]
+    for a, b in zip(looks[:-1], looks[1:], strict=True):
+        assert _region_changed(a, b, tuple(hero)) > 0.05
+    labels = [c["label"] for c in changes if c["t"] > 0.5]
+    assert len(set(labels)) == 5, labels  # the page really showed five different slides
+    for change in (c for c in changes if 0.5 < c["t"] < 12.6):
+        # A keyframe was grabbed within one interval of the slide coming on ...
+        assert any(change["t"] <= t <= change["t"] + INTERVAL + 0.1 for t, _ in keyframes), (
+            change,
+            [t for t, _ in keyframes],
+        )
+        # ... and one shows the slide as it settled (after its 0.35 s fade), to within what
+        # the pixel gate calls the same screen; the banner alone differs far more between slides.
+        settled = recorder.at(change["t"] + 0.8)
+        diffs = [changed_fraction(gate_view(f), gate_view(settled)) for _, f in keyframes]
+        assert min(diffs) < 0.01, (change["label"], sorted(diffs)[:3])
+
+
+# ---- the CLIP gate --------------------------------------------------------------------------
+
+CLIP_WEIGHTS = os.environ.get("DYNACU_CLIP_WEIGHTS", "random")
+
+
+@pytest.fixture(scope="module")
+def clip_gate():
+    pytest.importorskip("open_clip", reason="the clip extra is not installed")
+    from dynacu_gym.perception.clip_gate import load_clip_gate
+
+    return load_clip_gate(CLIP_WEIGHTS)
+
+
+@pytest.fixture(scope="module")
+def slide_frames():
+    """Real frames of the carousel: a light slide, the same with a typed promo code, the dark
+    lighting-sale slide."""
+    env = DynaCUEnv(load_task(SLIDES_TASK))
+    try:
+        env.reset(seed=0)
+        display = env.sandbox.display
+        time.sleep(1.0)
+        light = display.grab()
+        env.step({"type": "click", "x": 1030, "y": 458})
+        env.step({"type": "type", "text": "GLO"})
+        light_typed = display.grab()
+        env.step({"type": "wait", "seconds": 8.3 - env.elapsed})
+        dark = display.grab()
+        on_screen = env.evaluate_in_page("() => document.getElementById('hero').textContent")
+    finally:
+        env.close()
+    assert "20% off all lighting" in on_screen
+    return light, light_typed, dark
+
+
+@pytest.mark.browser
+def test_clip_gate_suppresses_near_identical_frames_not_another_slide(clip_gate, slide_frames):
+    light, light_typed, dark = slide_frames
+    assert changed_fraction(gate_view(light), gate_view(light_typed)) > 0  # really differ
+    a, b, c = (clip_gate.embed(f) for f in slide_frames)
+    assert np.linalg.norm(a) == pytest.approx(1.0, abs=1e-4)
+    assert clip_gate.distance(a, a) == pytest.approx(0.0, abs=1e-5)
+    assert clip_gate.distance(a, b) < clip_gate.threshold  # suppressed
+    assert clip_gate.distance(a, c) > clip_gate.threshold  # a different slide passes
+
+
+@pytest.mark.browser
+def test_clip_gate_in_the_env_judges_off_the_capture_path(clip_gate):
+    env = _visual_env(SLIDES_TASK, keyframes={"clip_weights": CLIP_WEIGHTS, "fps": 3.0})
+    try:
+        env.reset(seed=0)
+        kept = []
+        while env.unwrapped.elapsed < 11.0:
+            obs, _, _, truncated, info = env.step({"type": "wait", "seconds": 3.0})
+            assert not truncated, info
+            kept += [obs["keyframes"][i] for i in range(int(obs["keyframe_count"]))]
+        stats = env.get_wrapper_attr("capture").stats
+        fps = stats.as_dict()["fps"]
+    finally:
+        env.close()
+    # Frames that passed the pixel gate were judged by CLIP, and capture kept its rate.
+    assert stats.clip_judged > 0 and stats.clip_bypassed == 0
+    assert stats.keyframes + stats.clip_suppressed == stats.clip_judged
+    assert fps > 2.7, fps
+    # Each kept keyframe is at least the threshold away from the one before it.
+    embeddings = [clip_gate.embed(f) for f in kept]
+    for before, after in zip(embeddings[:-1], embeddings[1:], strict=True):
+        assert clip_gate.distance(before, after) >= clip_gate.threshold - 1e-3
+
+
+def test_clip_weights_missing_give_clear_errors(tmp_path):
+    pytest.importorskip("open_clip", reason="the clip extra is not installed")
+    from dynacu_gym.perception.clip_gate import ClipWeightsError, load_clip_gate
+
+    with pytest.raises(ClipWeightsError, match="no CLIP checkpoint at"):
+        load_clip_gate(tmp_path / "missing.safetensors")
+    with pytest.raises(ClipWeightsError, match="neither a checkpoint file nor a pretrained tag"):
+        load_clip_gate("laion9000")
+    with pytest.raises(ClipWeightsError, match="nothing is downloaded"):
+        load_clip_gate("laion2b_s34b_b79k", cache_dir=tmp_path)
+    with pytest.raises(ClipWeightsError, match="unknown open_clip model"):
+        load_clip_gate("random", arch="ViT-Q-99")
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(ClipWeightsError, match="could not load CLIP weights"):
+        load_clip_gate(bad)
+
+
+@pytest.mark.browser
+def test_narration_persists_across_steps_and_is_bounded(probe_task):
+    env = apply_mode(DynaCUEnv(probe_task), "aoi_visual", narration={"max_chars": 300})
+    try:
+        obs, _ = env.reset(seed=0)
+        assert obs["narration"] == "" and "(none yet" in obs["record"]
+        obs, *_ = env.step({"type": "wait", "seconds": 0.2, "narration": "the box says blue whale"})
+        for _ in range(12):  # steps without narration, past the record's 10 prior actions
+            obs, *_ = env.step({"type": "wait", "seconds": 0.05})
+        assert "the box says blue whale" in obs["narration"]
+        assert "(step 1, " in obs["record"] and "the box says blue whale" in obs["record"]
+        # An invalid action's narration is kept too: it is what the agent saw.
+        obs, *_ = env.step({"type": "click", "x": 99999, "y": 1, "narration": "a second note"})
+        assert obs["last_action_error"] and "a second note" in obs["narration"]
+        for i in range(8):
+            obs, _, _, _, info = env.step(
+                {"type": "wait", "seconds": 0.05, "narration": f"note {i} " + "z" * 40}
+            )
+        assert len(obs["narration"]) <= 300 and "blue whale" not in obs["narration"]
+        assert "note 7" in obs["narration"] and info["narration_dropped"] > 0
+        assert "oldest notes dropped to stay within 300 characters" in obs["record"]
+        assert env.observation_space["narration"].contains(obs["narration"])
+        obs, _ = env.reset(seed=1)
+        assert obs["narration"] == ""
+    finally:
+        env.close()
+
+
+@pytest.mark.browser
+@pytest.mark.audio
+def test_full_mode_links_keyframes_to_the_sentences_they_fall_in():
+    import gymnasium as gym
+
+    import dynacu_gym  # noqa: F401 - registers the envs
+
+    env = gym.make("DynaCU-C1-v0", mode="aoi_full")
+    links = 0
+    try:
+        obs, _ = env.reset(seed=0)
+        while float(obs["elapsed"]) < 14.0:
+            obs, _, _, truncated, info = env.step({"type": "wait", "seconds": 4.0})
+            assert not truncated, info.get("infra_error")
+            times = obs["keyframe_times"][: int(obs["keyframe_count"])]
+            for segment in info["audio"]["recent"]:
+                inside = [
+                    f"keyframe {k + 1}"
+                    for k, t in enumerate(times)
+                    if segment["start"] - 0.05 <= t <= segment["end"] + 0.05
+                ]
+                if inside:
+                    links += 1
+                    assert ", ".join(inside) in obs["recent_audio"], (segment, times)
+        record = obs["record"]
+        order = ["[AUDIO CONTEXT", "[RECENT AUDIO", "[VISUAL", "[NARRATION]", "[TASK]"]
+        assert [record.index(h) for h in order] == sorted(record.index(h) for h in order)
+    finally:
+        env.close()
+    # The tutorial types commands on screen while the narrator speaks.
+    assert links > 0
