@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS ?= asr,tts,dev
+EXTRAS ?= asr,tts,clip,dev
 SYSTEM_PACKAGES := chromium xvfb pulseaudio pulseaudio-utils ffmpeg fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_TASKS ?= A1,C1,E1,F1,J1
@@ -24,7 +24,7 @@ system:
 
 python: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e ".[$(EXTRAS)]"
 	@touch $@
@@ -46,6 +46,7 @@ test-all: setup lint
 bench: setup
 	$(PY) benchmarks/env_overhead.py
 	$(PY) benchmarks/audio_channel.py
+	$(PY) benchmarks/keyframes.py
 
 clean:
 	rm -rf $(VENV) dist build .pytest_cache .ruff_cache .mypy_cache

@@ -30,6 +30,32 @@ def test_check_env(task_id):
         env.close()
 
 
+def test_check_env_with_the_keyframe_channel():
+    # The checker steps with sampled actions; the wrapped observations must fit their spaces.
+    env = gym.make("DynaCU-D1-v0", mode="aoi_visual", max_keyframes=3, keyframe_fps=10)
+    try:
+        check_env(env.unwrapped)  # the base env, as above ...
+        obs, _ = env.reset(seed=0)  # ... and the wrapped spaces hold the wrapped observations
+        for _ in range(3):
+            assert env.observation_space.contains(obs), {
+                k: v for k, v in obs.items() if not env.observation_space[k].contains(v)
+            }
+            obs, *_ = env.step({"type": "wait", "seconds": 2.0})
+        assert obs["keyframes"].shape == (3, 720, 1280, 3)
+        assert 0 < int(obs["keyframe_count"]) <= 3
+    finally:
+        env.close()
+
+
+def test_channel_arguments_need_their_mode():
+    with pytest.raises(ValueError, match="keyframe channel"):
+        gym.make("DynaCU-D1-v0", mode="aoi_audio", max_keyframes=3)
+    with pytest.raises(ValueError, match="max_keyframes"):
+        gym.make("DynaCU-D1-v0", mode="aoi_visual", max_keyframes=0)
+    with pytest.raises(ValueError, match="fps"):
+        gym.make("DynaCU-D1-v0", mode="aoi_visual", keyframe_fps=100)
+
+
 def test_unknown_mode_is_a_clear_error():
     with pytest.raises(ValueError, match="expected a mode in"):
         gym.make("DynaCU-H1-v0", mode="aoi_everything")

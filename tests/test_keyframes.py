@@ -463,3 +463,21 @@ def test_full_mode_links_keyframes_to_the_sentences_they_fall_in():
         env.close()
     # The tutorial types commands on screen while the narrator speaks.
     assert links > 0
+
+
+def test_clip_checkpoint_file_loads_through_open_clip(tmp_path, clip_gate):
+    import torch
+
+    from dynacu_gym.perception.clip_gate import ClipWeightsError, load_clip_gate
+
+    if clip_gate.name != "ViT-B-32 (random weights)":
+        pytest.skip("runs with the random-initialised gate only (it writes those weights out)")
+    path = tmp_path / "vit-b-32.pt"
+    torch.save(clip_gate.model.state_dict(), path)
+    loaded = load_clip_gate(path)
+    frame = np.random.default_rng(0).integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+    assert clip_gate.distance(loaded.embed(frame), clip_gate.embed(frame)) < 1e-5
+    # Weights of another model are refused by name, not loaded half-way.
+    torch.save({"visual.proj": torch.zeros(3, 3)}, tmp_path / "other.pt")
+    with pytest.raises(ClipWeightsError, match="could not load CLIP weights"):
+        load_clip_gate(tmp_path / "other.pt")

@@ -118,12 +118,13 @@ def load_clip_gate(
     random_weights = str(weights) == RANDOM_WEIGHTS
     checkpoint = None if random_weights else resolve_weights(weights, arch, cache_dir)
     try:
-        # Random weights are seeded, so the gate's decisions repeat from run to run.
-        with torch.random.fork_rng():
-            torch.manual_seed(0)
-            model = open_clip.create_model(arch, pretrained=None, device="cpu")
-        if checkpoint is not None:
-            open_clip.load_checkpoint(model, str(checkpoint), strict=True)
+        if checkpoint is None:
+            # Random weights are seeded, so the gate's decisions repeat from run to run.
+            with torch.random.fork_rng():
+                torch.manual_seed(0)
+                model = open_clip.create_model(arch, pretrained=None, device="cpu")
+        else:  # a file path: open_clip loads it (and never reaches the network for one)
+            model = open_clip.create_model(arch, pretrained=str(checkpoint), device="cpu")
     except Exception as e:  # torch and safetensors raise many kinds
         raise ClipWeightsError(
             f"could not load CLIP weights {checkpoint} into {arch}: {type(e).__name__}: {e}"
