@@ -12,9 +12,10 @@ no load on the browser) and passes each frame through gates:
    pixel gate is embedded on a worker thread, off the capture loop; if its cosine distance to
    the last keyframe's embedding is below the gate's threshold it is suppressed.
 
-A frame that passes becomes a keyframe and the new anchor of both gates. Keyframes wait in a
-bounded pool until the env's next step collects them; :func:`select_keyframes` then keeps at
-most K.
+A frame that passes becomes a keyframe and the new anchor of both gates. A frame the CLIP gate
+suppresses becomes the pixel gate's anchor only (the CLIP anchor stays the last keyframe).
+Keyframes wait in a bounded pool until the env's next step collects them;
+:func:`select_keyframes` then keeps at most K.
 
 How K are chosen when more arrived: each keyframe is scored by how much it shows that the
 agent has not seen (its novelty: the smallest changed fraction against the previous step's
@@ -307,6 +308,10 @@ class KeyframeCapture:
                     ):
                         self.stats.clip_judged += 1
                         self.stats.clip_suppressed += 1
+                        # Same content for CLIP: the pixel gate now compares with this frame,
+                        # so a screen that stays like it costs no more embeddings. The CLIP
+                        # anchor stays, so slow drift still adds up against the keyframe.
+                        self._anchor_view = view
                     else:
                         self.stats.clip_judged += 1
                         self._accept(Keyframe(t, frame, view, change))
