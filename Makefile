@@ -47,6 +47,7 @@ bench: setup
 	$(PY) benchmarks/env_overhead.py
 	$(PY) benchmarks/audio_channel.py
 	$(PY) benchmarks/keyframes.py
+	$(PY) benchmarks/speech.py
 
 clean:
 	rm -rf $(VENV) dist build .pytest_cache .ruff_cache .mypy_cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -120,6 +121,8 @@ class DynaCUEnv(gym.Env):
         self._pointer = (SCREEN_WIDTH // 2, SCREEN_HEIGHT // 2)
         self._screenshot = np.zeros((SCREEN_HEIGHT, SCREEN_WIDTH, 3), dtype=np.uint8)
         self._result = "pending"
+        self._speaker: Callable[[Action], dict[str, Any]] | None = None
+        self._speech_info: dict[str, Any] | None = None
 
     # ---- episode ---------------------------------------------------------------------------
 
@@ -188,7 +191,7 @@ class DynaCUEnv(gym.Env):
         else:
             try:
                 act = validate_action(action)
-                if act.type == ActionType.SPEAK:
+                if act.type == ActionType.SPEAK and self._speaker is None:
                     raise ActionError(
                         "speak needs the speak channel, which this env's mode does not have; "
                         "use mode='aoi_interactive'"
@@ -197,6 +200,7 @@ class DynaCUEnv(gym.Env):
                 error = f"{type(e).__name__}: {e}"
                 act = None
         result = self._result
+        self._speech_info = None
         try:
             if not self._ended:
                 self._check_parts()
@@ -234,6 +238,8 @@ class DynaCUEnv(gym.Env):
             "timings": timings,
             "record_parts": parts,
         }
+        if self._speech_info is not None:
+            info["speech"] = self._speech_info
         if infra_error:
             info["infra_error"] = infra_error
         return obs, reward, terminated, truncated, info
@@ -267,6 +273,15 @@ class DynaCUEnv(gym.Env):
             if self.sandbox is not None:
                 self.sandbox.config = self.sandbox_config
                 self.sandbox.ensure_running()
+
+    def set_speaker(self, speaker: Callable[[Action], dict[str, Any]] | None) -> None:
+        """Let ``speak`` actions through to ``speaker`` (the speak channel calls this).
+
+        ``speaker`` says the action's text and returns what ``info["speech"]`` reports; it
+        raises :class:`InfraError` if the voice's output has died. None turns ``speak`` back
+        into an agent mistake.
+        """
+        self._speaker = speaker
 
     @property
     def episode_start(self) -> float:
@@ -344,6 +359,9 @@ class DynaCUEnv(gym.Env):
             browser.scroll(0, sign * act.amount * SCROLL_NOTCH_PX)
         elif act.type == ActionType.WAIT:
             self._wait(act.seconds)
+        elif act.type == ActionType.SPEAK:
+            assert self._speaker is not None  # validated in step()
+            self._speech_info = self._speaker(act)
         if act.type in (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL):
             # Let the page paint what the input changed, so the screenshot shows its effect.
             browser.evaluate(SETTLE_SCRIPT)
@@ -404,6 +422,8 @@ def make_env(
     clip_arch: str = "ViT-B-32",
     clip_cache_dir: str | None = None,
     narration_chars: int = 8000,
+    voice: str | None = None,
+    speech_rate: float = 1.0,
     **kwargs: Any,
 ) -> gym.Env:
     """Entry point of every registered id: the base env wrapped for ``mode``.
@@ -422,6 +442,8 @@ def make_env(
         clip_arch: the open_clip model of those weights.
         clip_cache_dir: where to look for a pretrained tag.
         narration_chars: the bound on the agent's kept narration (keyframe modes).
+        voice: the piper voice ``speak`` uses (an ``.onnx`` path; None: en_US-joe-medium).
+        speech_rate: its speaking rate, 0.5 to 2.0.
         kwargs: arguments of :class:`DynaCUEnv`.
     """
     from dynacu_gym.modes import MODE_CHANNELS, apply_mode, check_mode
@@ -446,6 +468,11 @@ def make_env(
             "keyframe, clip_* and narration arguments need a mode with the keyframe channel "
             f"(aoi_visual, aoi_full, aoi_interactive), got mode {mode!r}"
         )
+    if (voice, speech_rate) != (None, 1.0) and "speech" not in channels:
+        raise ValueError(
+            f"voice and speech_rate need a mode with the speak channel (aoi_interactive), "
+            f"got mode {mode!r}"
+        )
     env = DynaCUEnv(task, **kwargs)
     try:
         return apply_mode(
@@ -454,6 +481,7 @@ def make_env(
             transcript=asr,
             keyframes=keyframes,
             narration={"max_chars": narration_chars},
+            speech={"voice": voice, "rate": speech_rate},
         )
     except BaseException:
         env.close()

@@ -34,6 +34,7 @@ MODE_CHANNELS: dict[str, tuple[str, ...]] = {
 CHANNEL_WRAPPERS: dict[str, str] = {
     "keyframes": "dynacu_gym.wrappers.keyframes:KeyframeObservation",
     "narration": "dynacu_gym.wrappers.narration:NarrationMemory",
+    "speech": "dynacu_gym.wrappers.speech:Speech",
     "transcript": "dynacu_gym.wrappers.transcript:AudioTranscript",
 }
 

@@ -353,7 +353,9 @@
       const preRoll = [];           // recent blocks before an utterance starts
       let current = null;           // blocks of the utterance in progress
       let lastVoice = 0, started = 0, level = 0;
-      const mic = {level: 0, speaking: false, utterances: 0, heard: []};
+      // onsets: performance.now() of each utterance's first loud block; log: per utterance sent
+      // to the server, {onset, sent, heardAt, text} (performance.now() ms), for tests and timing.
+      const mic = {level: 0, speaking: false, utterances: 0, heard: [], onsets: [], log: []};
       state.mic = mic;
       node.onaudioprocess = (e) => {
         const block = new Float32Array(e.inputBuffer.getChannelData(0));
@@ -364,7 +366,7 @@
         const t = performance.now();
         if (level > opts.threshold) {
           lastVoice = t;
-          if (!current) { current = preRoll.splice(0); started = t; mic.speaking = true; }
+          if (!current) { current = preRoll.splice(0); started = t; mic.speaking = true; mic.onsets.push(t); }
         }
         if (current) {
           current.push(block);
@@ -372,7 +374,7 @@
             const blocks = current;
             current = null;
             mic.speaking = false;
-            if (t - started >= opts.minMs) upload(blocks);
+            if (t - started >= opts.minMs) upload(blocks, started);
           }
         } else {
           preRoll.push(block);
@@ -381,13 +383,15 @@
       };
       source.connect(node);
       node.connect(ac.destination);  // a ScriptProcessor only runs when connected; it outputs silence
-      async function upload(blocks) {
+      async function upload(blocks, onset) {
         mic.utterances += 1;
+        const sent = performance.now();
         try {
           const response = await fetch("/api/listen", {method: "POST", headers: {"Content-Type": "audio/wav"}, body: encodeWav(blocks, rate)});
           const data = await response.json();
           if (!response.ok) throw new Error(data.error || ("HTTP " + response.status));
           mic.heard.push(data.text);
+          mic.log.push({onset, sent, heardAt: performance.now(), text: data.text});
           if (data.text && result() === "pending") onUtterance(data.text, {at: now()});
         } catch (e) {
           window.DynaCU.errors.push("listen: " + e);

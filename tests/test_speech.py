@@ -1,0 +1,174 @@
+"""The speak channel: the agent's words go through piper into the page's real microphone, and
+a listening page decides the task on what Whisper heard. Nothing typed counts as speech."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import dynacu_gym  # noqa: F401 - registers the envs
+from dynacu_gym.env import DynaCUEnv
+from dynacu_gym.modes import apply_mode
+from dynacu_gym.perception.speech import phrases
+from dynacu_gym.tasks import load_task
+
+FIXTURES = Path(__file__).parent / "fixtures" / "tasks" / "H"
+PROBE = FIXTURES / "90-listen-probe"
+OVER_AUDIO = FIXTURES / "91-answer-over-audio"
+
+
+def test_phrases_cut_only_a_long_first_sentence():
+    assert phrases("  The capital is   Canberra. ") == ["The capital is Canberra."]
+    # A break before the third word does not count; then the cut falls after six words.
+    assert phrases("Well, I think the capital of Australia is Canberra. Thanks.") == [
+        "Well, I think the capital of",
+        "Australia is Canberra.",
+        "Thanks.",
+    ]
+    assert phrases("I think, after a long day of travel, that it is Canberra. Yes.") == [
+        "I think, after a long day of travel,",
+        "that it is Canberra.",
+        "Yes.",
+    ]
+    assert phrases("one two three four five six seven eight nine") == [
+        "one two three four five six",
+        "seven eight nine",
+    ]
+    assert phrases("   ") == []
+
+
+def _until(env, predicate: str, timeout: float = 30.0, step_s: float = 0.5):
+    """Wait in steps until a page expression holds (privileged read, for the test only)."""
+    base = env.unwrapped
+    deadline = time.monotonic() + timeout
+    while not base.evaluate_in_page(f"() => Boolean({predicate})"):
+        assert time.monotonic() < deadline, f"never: {predicate}"
+        env.step({"type": "wait", "seconds": step_s})
+
+
+def _finish(env, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        obs, reward, terminated, truncated, info = env.step({"type": "wait", "seconds": 0.5})
+        assert not truncated, info.get("infra_error")
+        if terminated:
+            return reward, info
+        assert time.monotonic() < deadline, "the page never decided"
+
+
+@pytest.mark.browser
+@pytest.mark.audio
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [("The capital of Australia is Canberra.", "success"), ("It is Sydney.", "wrong_answer")],
+)
+def test_spoken_answer_decides_a_listening_page(said, expected):
+    env = gym.make("DynaCU-H1-v0", mode="aoi_interactive")
+    try:
+        env.reset(seed=0)
+        _until(env, "document.querySelector('#status.listening')")
+        t = time.monotonic()
+        obs, _, terminated, _, info = env.step({"type": "speak", "text": said})
+        returned = time.monotonic() - t
+        speech = info["speech"]
+        assert not terminated and obs["last_action_error"] == ""
+        # The step returns once the speech is scheduled, well before it has been said.
+        now = float(obs["elapsed"])
+        assert returned < 1.0 and speech["ends_at_exact"]
+        assert now - 0.5 <= speech["starts_at"] <= now + 0.5 and now < speech["ends_at"]
+        assert speech["ends_at"] - speech["starts_at"] == pytest.approx(speech["duration"], 0.01)
+        assert 0.5 < speech["duration"] < 4.0
+        assert f'speak "{said}"' in obs["record"]
+        reward, info = _finish(env)
+        heard = env.unwrapped.sandbox.server.heard
+    finally:
+        env.close()
+    assert info["task_result"] == expected and reward == (1.0 if expected == "success" else 0.0)
+    assert len(heard) == 1 and said.rstrip(".").split()[-1].lower() in heard[0].lower()
+
+
+@pytest.mark.browser
+@pytest.mark.audio
+def test_silence_times_out():
+    env = gym.make("DynaCU-H1-v0", mode="aoi_interactive")
+    try:
+        env.reset(seed=0)
+        while True:
+            obs, reward, terminated, truncated, info = env.step({"type": "wait", "seconds": 10.0})
+            assert not truncated
+            if terminated:
+                break
+            assert float(obs["elapsed"]) < 45.0
+        heard = env.unwrapped.sandbox.server.heard
+    finally:
+        env.close()
+    assert info["task_result"] == "timeout" and reward == 0.0 and heard == []
+
+
+@pytest.mark.browser
+@pytest.mark.audio
+def test_page_hears_the_agent_while_it_plays_audio_itself():
+    task = load_task(OVER_AUDIO)
+    env = apply_mode(DynaCUEnv(task), "aoi_interactive")
+    try:
+        base = env.unwrapped
+        env.reset(seed=0)
+        env.step({"type": "wait", "seconds": 5.2 - base.elapsed})
+        obs, _, _, _, info = env.step(
+            {"type": "speak", "text": "The capital of Australia is Canberra."}
+        )
+        speech = info["speech"]
+        reward, info = _finish(env)
+        mic = base.evaluate_in_page("() => window.DynaCU.mic")
+        started = base.evaluate_in_page("() => performance.now() - window.DynaCU.now() * 1000")
+    finally:
+        env.close()
+    # The interviewer's second clip plays from 4.5 s to 11 s: the agent spoke inside it.
+    clip = task.script[1]
+    assert clip.t < speech["starts_at"] and speech["ends_at"] < clip.t + 6.5
+    onset = (mic["log"][0]["onset"] - started) / 1000
+    assert clip.t < onset < clip.t + 6.5
+    assert info["task_result"] == "success" and reward == 1.0
+    assert "canberra" in mic["heard"][0].lower()
+
+
+@pytest.mark.browser
+@pytest.mark.audio
+def test_speeches_queue_and_reset_silences_the_voice():
+    env = apply_mode(DynaCUEnv(load_task(PROBE)), "aoi_interactive")
+    try:
+        base = env.unwrapped
+        env.reset(seed=0)
+        _until(env, "document.querySelector('#state.listening')", step_s=0.2)
+        _, _, _, _, first = env.step({"type": "speak", "text": "I saw a blue whale."})
+        _, _, _, _, second = env.step({"type": "speak", "text": "It was near the harbour."})
+        a, b = first["speech"], second["speech"]
+        assert b["queued_behind"] == 1 and a["queued_behind"] == 0
+        assert b["starts_at"] == pytest.approx(a["ends_at"], abs=0.01)  # back to back
+        _until(env, "window.DynaCU.mic.heard.join(' ').toLowerCase().includes('harbo')", 15.0)
+        heard = " ".join(base.evaluate_in_page("() => window.DynaCU.mic.heard")).lower()
+        assert "whale" in heard and heard.index("whale") < heard.index("harbo")
+        # A long speech cut off by reset never reaches the next episode's page.
+        env.step({"type": "speak", "text": "Here is a long story about whales. " * 6})
+        env.reset(seed=1)
+        _until(env, "document.querySelector('#state.listening')", step_s=0.2)
+        env.step({"type": "wait", "seconds": 3.0})
+        mic = base.evaluate_in_page("() => window.DynaCU.mic")
+    finally:
+        env.close()
+    assert mic["onsets"] == [] and mic["heard"] == []
+
+
+@pytest.mark.browser
+def test_speak_without_the_speak_channel_is_an_agent_mistake(probe_task):
+    env = apply_mode(DynaCUEnv(probe_task), "aoi_visual")
+    try:
+        env.reset(seed=0)
+        obs, _, terminated, truncated, info = env.step({"type": "speak", "text": "hello"})
+    finally:
+        env.close()
+    assert "aoi_interactive" in obs["last_action_error"] and "speech" not in info
+    assert not terminated and not truncated
