@@ -172,3 +172,24 @@ def test_speak_without_the_speak_channel_is_an_agent_mistake(probe_task):
         env.close()
     assert "aoi_interactive" in obs["last_action_error"] and "speech" not in info
     assert not terminated and not truncated
+
+
+@pytest.mark.browser
+def test_page_microphones_have_no_echo_cancellation(probe_task):
+    env = DynaCUEnv(probe_task)
+    try:
+        env.reset(seed=0)
+        settings = env.evaluate_in_page(
+            """async () => {
+              // A page asking for processing gets a raw microphone all the same.
+              const s = await navigator.mediaDevices.getUserMedia(
+                {audio: {echoCancellation: true, noiseSuppression: true, autoGainControl: true}});
+              const got = s.getAudioTracks()[0].getSettings();
+              s.getTracks().forEach((t) => t.stop());
+              return got;
+            }"""
+        )
+    finally:
+        env.close()
+    assert settings["echoCancellation"] is False
+    assert settings["noiseSuppression"] is False and settings["autoGainControl"] is False
