@@ -2,10 +2,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS ?= asr,tts,clip,dev
+EXTRAS ?= asr,tts,clip,report,dev
 SYSTEM_PACKAGES := chromium xvfb pulseaudio pulseaudio-utils ffmpeg fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEMO_TASKS ?= A1,C1,E1,F1,J1
+DEMO_TASKS ?= A1,C1,E1,F1,H1,J1
 PYTEST_ARGS ?=
 
 .PHONY: setup system python demo test test-all lint bench clean
@@ -29,8 +29,11 @@ $(VENV)/.installed: pyproject.toml Makefile
 	$(PY) -m pip install -q --disable-pip-version-check -e ".[$(EXTRAS)]"
 	@touch $@
 
+# The oracle on a spread of tasks, every channel on, through the evaluation runner.
 demo: setup
-	$(VENV)/bin/dynacu solve --tasks '$(DEMO_TASKS)'
+	rm -rf runs/demo
+	$(VENV)/bin/dynacu eval --agent oracle --modes aoi_interactive --tasks '$(DEMO_TASKS)' \
+	  --workers 2 --out runs/demo
 
 lint: python
 	$(PY) -m ruff check dynacu_gym dynacu_agents tests benchmarks

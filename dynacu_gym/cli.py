@@ -4,6 +4,11 @@ dynacu list                         the catalogue: id, category, tier, axes, dur
 dynacu solve --tasks 'A*,B1'        run scripted solutions through the env; result table
 dynacu render-audio [IDS...]        render tasks' spoken lines with piper (skips current)
 dynacu snapshot ID --at 1,5 --out D  screenshots of a task page at those seconds
+dynacu eval --agent A --modes M --tasks T --repeats R --workers W --out DIR
+                                    evaluate an agent; one JSON line per episode; resumable
+dynacu report DIR                   tables, ablations (McNemar) and charts from episode lines
+dynacu run ID --agent A --mode M --record DIR
+                                    one episode, with its whole trace saved
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import fnmatch
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from dynacu_gym.tasks import CATEGORIES, TaskFormatError, find_task, task_folders
 
@@ -127,6 +133,126 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agent_spec(args: argparse.Namespace) -> Any:
+    """The agent flags as an :class:`AgentSpec`."""
+    import os
+
+    from dynacu_gym.evaluation import AgentSpec
+
+    options: dict[str, Any] = {}
+    if args.agent == "llm":
+        if not args.model:
+            raise ValueError("--agent llm needs --model (the model name the server knows)")
+        options = {"model": args.model, "api": args.api}
+        if args.base_url:
+            options["base_url"] = args.base_url
+        if args.api_key_env:
+            key = os.environ.get(args.api_key_env)
+            if not key:
+                raise ValueError(f"--api-key-env {args.api_key_env}: that variable is not set")
+            options["api_key"] = key
+        options.update(
+            max_tokens=args.max_tokens,
+            temperature=args.temperature,
+            images=not args.no_images,
+        )
+        if args.max_keyframes is not None:
+            options["max_keyframes"] = args.max_keyframes
+        if args.image_width is not None:
+            options["image_width"] = args.image_width
+    elif args.model:
+        raise ValueError("--model is for --agent llm")
+    return AgentSpec(args.agent, options)
+
+
+def _add_agent_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("agent")
+    g.add_argument(
+        "--agent",
+        default="oracle",
+        help="null, random, oracle (privileged), llm, or module:Class (default: oracle)",
+    )
+    g.add_argument("--model", help="llm: the model name")
+    g.add_argument("--api", choices=("openai", "anthropic"), default="openai",
+                   help="llm: wire format (openai: any chat-completions server)")  # fmt: skip
+    g.add_argument("--base-url", help="llm: server URL (default: $OPENAI_BASE_URL or "
+                   "$ANTHROPIC_BASE_URL, else the provider's)")  # fmt: skip
+    g.add_argument("--api-key-env", help="llm: the environment variable holding the key "
+                   "(default: OPENAI_API_KEY or ANTHROPIC_API_KEY)")  # fmt: skip
+    g.add_argument("--max-tokens", type=int, default=512, help="llm: reply length cap")
+    g.add_argument("--temperature", type=float, default=0.0, help="llm: sampling temperature")
+    g.add_argument("--no-images", action="store_true", help="llm: send the record text only")
+    g.add_argument("--max-keyframes", type=int, help="llm: send at most this many keyframes")
+    g.add_argument("--image-width", type=int, help="llm: downscale images to this width")
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynacu_gym.evaluation import evaluate, summary_rows
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    lines = evaluate(
+        _agent_spec(args),
+        select_tasks(args.tasks),
+        modes,
+        Path(args.out),
+        repeats=args.repeats,
+        workers=args.workers,
+        base_seed=args.seed,
+        retry_infra=args.retry_infra,
+    )
+    print(f"\n{len(lines)} episodes in {Path(args.out) / 'episodes.jsonl'}\n")
+    try:
+        from dynacu_gym.report import render_markdown
+    except ImportError:
+        _print_table(("mode", "episodes", "successes", "rate", "infra"), summary_rows(lines))
+    else:
+        print(render_markdown(lines))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynacu_gym.report import load_episodes, render_markdown, write_report
+
+    episodes = load_episodes(Path(args.dir))
+    if not episodes:
+        raise ValueError(f"no episode lines in {args.dir}")
+    print(render_markdown(episodes))
+    out = Path(args.out) if args.out else Path(args.dir)
+    written = write_report(episodes, out)
+    print("\nwrote " + ", ".join(str(p) for p in written.values()), file=sys.stderr)
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    import dynacu_gym  # noqa: F401 - registers the envs
+    from dynacu_gym.episode import run_episode
+    from dynacu_gym.evaluation import make_agent
+    from dynacu_gym.trace import TraceRecorder
+
+    env = gym.make(f"DynaCU-{find_task(args.task).id}-v0", mode=args.mode)
+    try:
+        agent = make_agent(_agent_spec(args), env)
+        recorder = TraceRecorder(env, args.record) if args.record else None
+        outcome = run_episode(
+            env, agent, seed=args.seed, on_step=recorder.on_step if recorder else None
+        )
+        if recorder is not None:
+            recorder.finish({"mode": args.mode, "agent": args.agent, **outcome.to_dict()})
+    finally:
+        env.close()
+    print(
+        f"{args.task} {args.mode} {args.agent}: {outcome.result} in {outcome.steps} steps, "
+        f"{outcome.seconds:.1f} s" + (f"; trace in {args.record}" if args.record else "")
+    )
+    return 0 if outcome.success else 1
+
+
 def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=False)]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
@@ -157,6 +283,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="snapshots", help="folder for the PNG files")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_cmd_snapshot)
+
+    p = sub.add_parser("eval", help="evaluate an agent; one JSON line per episode")
+    _add_agent_flags(p)
+    p.add_argument("--modes", default="aoi_full", help="comma-separated modes (default: aoi_full)")
+    p.add_argument("--tasks", help="comma-separated id patterns (default: all)")
+    p.add_argument("--repeats", type=int, default=1, help="episodes per task and mode")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (one sandbox each)")
+    p.add_argument("--out", required=True, help="output folder; a run there is resumed")
+    p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
+    p.add_argument("--retry-infra", action="store_true",
+                   help="run again episodes recorded as infrastructure failures")  # fmt: skip
+    p.set_defaults(func=_cmd_eval)
+
+    p = sub.add_parser("report", help="tables, ablations and charts from episode lines")
+    p.add_argument("dir", help="a folder of *.jsonl episode lines (or one file)")
+    p.add_argument("--out", help="where to write report.md, CSVs and charts (default: DIR)")
+    p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("run", help="one episode, optionally with its whole trace")
+    p.add_argument("task", help="task id, e.g. A1")
+    _add_agent_flags(p)
+    p.add_argument("--mode", default="aoi_full", help="observation mode (default: aoi_full)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--record", help="folder to save the trace in")
+    p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("render-audio", help="render tasks' spoken lines with piper")
     p.add_argument("ids", nargs="*", help="task ids or patterns (default: all)")

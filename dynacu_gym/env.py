@@ -208,6 +208,8 @@ class DynaCUEnv(gym.Env):
                 if act is not None:
                     self._perform(act)
                 timings["action"] = time.monotonic() - t
+                if act is not None and act.type == ActionType.SPEAK:
+                    timings["tts"] = timings["action"]  # synthesis and scheduling of the speech
                 t = time.monotonic()
                 result = self._read_result()
                 timings["result"] = time.monotonic() - t

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import gymnasium as gym
+
+PERCEPTION_TIMINGS = ("capture", "keyframes", "asr", "tts")  # info["timings"] keys summed
 
 
 @dataclass
@@ -23,6 +26,11 @@ class EpisodeResult:
         seconds: wall time from reset to the end.
         infra_error: what failed, when the episode ended on an infrastructure fault.
         errors: agent mistakes reported during the episode.
+        agent_seconds: time spent in the agent's ``act`` (thinking, model calls).
+        perception_seconds: time steps spent observing, by channel (screenshot capture,
+            keyframes, ASR, TTS), from ``info["timings"]``.
+        tokens: model tokens the agent reported (``input``, ``output``).
+        llm_calls: model calls the agent reported.
     """
 
     task: str
@@ -34,32 +42,64 @@ class EpisodeResult:
     seconds: float
     infra_error: str = ""
     errors: list[str] = field(default_factory=list)
+    agent_seconds: float = 0.0
+    perception_seconds: dict[str, float] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=lambda: {"input": 0, "output": 0})
+    llm_calls: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return asdict(self)
 
 
-def run_episode(env: gym.Env, agent: Any, seed: int | None = None) -> EpisodeResult:
-    """Reset ``env`` and let ``agent`` act until the episode terminates or is truncated."""
+StepCallback = Callable[[int, Any, dict[str, Any], dict[str, Any], dict[str, Any]], None]
+
+
+def run_episode(
+    env: gym.Env, agent: Any, seed: int | None = None, on_step: StepCallback | None = None
+) -> EpisodeResult:
+    """Reset ``env`` and let ``agent`` act until the episode terminates or is truncated.
+
+    Args:
+        env: the env (any wrapping).
+        agent: an :class:`dynacu_agents.Agent`.
+        seed: the reset seed.
+        on_step: called after reset (step 0, action None) and after every step with
+            ``(step, action, agent_info, obs, info)``; for traces.
+    """
     t0 = time.monotonic()
     obs, info = env.reset(seed=seed)
     agent.reset(str(obs["instruction"]))
+    if on_step is not None:
+        on_step(0, None, {}, obs, info)
     total, steps, errors = 0.0, 0, []
     result, infra_error = "pending", ""
+    agent_seconds, tokens, calls = 0.0, {"input": 0, "output": 0}, 0
+    perception = dict.fromkeys(PERCEPTION_TIMINGS, 0.0)
     while True:
-        action, _ = agent.act(obs)
+        t = time.monotonic()
+        action, agent_info = agent.act(obs)
+        agent_seconds += time.monotonic() - t
+        tokens["input"] += int(agent_info.get("input_tokens", 0))
+        tokens["output"] += int(agent_info.get("output_tokens", 0))
+        calls += int(agent_info.get("calls", 0))
         obs, reward, terminated, truncated, info = env.step(action)
         steps += 1
         total += float(reward)
+        for name in PERCEPTION_TIMINGS:
+            perception[name] += float(info.get("timings", {}).get(name, 0.0))
         result = info.get("task_result", result)
         if info.get("last_action_error"):
             errors.append(info["last_action_error"])
+        if on_step is not None:
+            on_step(steps, action, agent_info, obs, info)
         if terminated or truncated:
             infra_error = info.get("infra_error", "")
             break
     if infra_error:
         result = "infra_error"
+    elif truncated and result == "pending":  # the step limit came before the page decided
+        result = "step_limit"
     task = env.unwrapped.task  # type: ignore[attr-defined]  # a DynaCUEnv underneath
     return EpisodeResult(
         task=task.id,
@@ -71,4 +111,8 @@ def run_episode(env: gym.Env, agent: Any, seed: int | None = None) -> EpisodeRes
         seconds=time.monotonic() - t0,
         infra_error=infra_error,
         errors=errors,
+        agent_seconds=agent_seconds,
+        perception_seconds={k: round(v, 4) for k, v in perception.items()},
+        tokens=tokens,
+        llm_calls=calls,
     )

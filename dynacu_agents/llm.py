@@ -1,0 +1,506 @@
+"""An agent that asks a chat model for each action, over plain HTTP.
+
+Two wire formats are spoken, with the standard library only:
+
+- ``api="openai"``: ``POST {base_url}/chat/completions``, the format of OpenAI and of the
+  OpenAI-compatible servers (vLLM, Ollama, llama.cpp, ...);
+- ``api="anthropic"``: ``POST {base_url}/v1/messages``, the Anthropic Messages API.
+
+Every step is one stateless request: the observation record (which already carries the task,
+the prior actions, the transcripts, the keyframe list and the agent's narration) plus the
+current screenshot and the step's keyframes as PNG images. The model answers with one action
+line in the text form :func:`dynacu_gym.actions.parse_action` reads; a reply without one is
+sent back once with the parse error, and a second miss becomes an invalid action the env
+reports as an agent mistake.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dynacu_gym.actions import (
+    MAX_SCROLL,
+    MAX_WAIT_S,
+    SCREEN_HEIGHT,
+    SCREEN_WIDTH,
+    SCROLL_NOTCH_PX,
+    ActionError,
+    parse_action,
+)
+from dynacu_gym.imaging import encode_png
+
+APIS = ("openai", "anthropic")
+DEFAULT_BASE_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+}
+KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+ANTHROPIC_VERSION = "2023-06-01"
+RETRY_STATUSES = frozenset({429})  # and every 5xx
+BACKOFF_S = 0.5  # first pause before a retried request; doubles on each further retry
+MAX_ERROR_CHARS = 500  # characters of a server's error message kept in an LLMError
+INVALID_REPLY = "invalid_reply"  # action type of a reply with no action (the env rejects it)
+
+GRAMMAR = 'click X Y, type "text", key Combo, scroll up|down N, speak "text", wait SECONDS, done'
+
+SYSTEM_PROMPT = f"""\
+You operate a web page in a Chromium browser on a {SCREEN_WIDTH}x{SCREEN_HEIGHT} screen, as a \
+person at a computer would. The page runs in real time: sound plays, content changes and time \
+passes while you think.
+
+Each turn you receive the observation record (the task, your prior actions, any audio \
+transcript, the list of keyframes and your narration notes), the current screenshot, and the \
+keyframes: frames of what the screen showed since your last action, each labelled with its \
+time in seconds since the task started. Coordinates are screen pixels: x from 0 (left) to \
+{SCREEN_WIDTH - 1} (right), y from 0 (top) to {SCREEN_HEIGHT - 1} (bottom).
+
+The actions, in the exact form to write them:
+{GRAMMAR}
+
+- click X Y: click at pixel (X, Y).
+- type "text": type the text where the focus is (click a field first). Inside the quotes \
+write \\" for a quote and \\\\ for a backslash.
+- key Combo: press a key or combination, e.g. Enter, Tab, Escape, Backspace, Control+a.
+- scroll up|down N: turn the mouse wheel N notches (1 to {MAX_SCROLL}, {SCROLL_NOTCH_PX} px \
+each).
+- speak "text": say the words aloud. This works only when the task says to answer aloud.
+- wait SECONDS: let up to {MAX_WAIT_S:g} seconds pass, to hear or see more.
+- done: end the task (the page's verdict then stands).
+
+Reply with exactly ONE action line. If you write anything before it, the action line must come \
+last. After the action, on the same line, append "# narration: ..." describing what you newly \
+saw in the screenshot and keyframes that may matter later (numbers, names, messages that may \
+vanish). The environment keeps these notes across steps and shows them back in the [NARRATION] \
+section after the frames are gone; each frame is shown to you only once.
+
+Example:
+click 640 400  # narration: a toast said the order code is E-4012
+"""
+
+RETRY_PROMPT = (
+    "Your reply has no valid action: {error}\n"
+    "Reply with exactly one action line, one of: " + GRAMMAR
+)
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
+_LABEL = re.compile(r"^(?:[-*>]\s+|(?:next\s+)?action\s*:\s*)", re.IGNORECASE)
+
+
+class LLMError(RuntimeError):
+    """The model server could not be reached or refused the request.
+
+    Attributes:
+        status: the HTTP status code, or None when no answer came.
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _clean_line(line: str) -> str:
+    """A reply line without the decoration models put around an action."""
+    line = line.strip()
+    if line.startswith("`") and line.endswith("`") and len(line) > 1:
+        line = line.strip("`").strip()
+    line = _LABEL.sub("", line).strip()
+    if line.startswith("`") and line.endswith("`") and len(line) > 1:
+        line = line.strip("`").strip()
+    return line
+
+
+def _candidates(text: str) -> list[tuple[str, str]]:
+    """(line, the line after it) pairs to try, the most likely action first."""
+    blocks = _FENCE.findall(text)
+    groups = [block.splitlines() for block in reversed(blocks)] + [text.splitlines()]
+    out: list[tuple[str, str]] = []
+    for lines in groups:
+        cleaned = [_clean_line(line) for line in lines]
+        cleaned = [line for line in cleaned if line]
+        for i in range(len(cleaned) - 1, -1, -1):
+            after = cleaned[i + 1] if i + 1 < len(cleaned) else ""
+            out.append((cleaned[i], after))
+    return out
+
+
+def parse_reply(text: str) -> dict[str, Any]:
+    """The action in a model's reply, as :func:`parse_action` gives it.
+
+    The action is the last line of the last fenced code block that parses, else the last
+    non-empty line of the reply that parses; prose around it, a leading ``Action:`` and
+    backticks are tolerated. A narration written on the line after the action (starting with
+    ``#``) is joined to it.
+
+    Raises:
+        ActionError: no line is an action; the message is the parse error of the most likely
+            line.
+    """
+    first_error: ActionError | None = None
+    for line, after in _candidates(text):
+        try:
+            action = parse_action(line)
+        except ActionError as e:
+            first_error = first_error or e
+            continue
+        if "narration" not in action and after.startswith("#"):
+            try:
+                action = parse_action(f"{line}  {after}")
+            except ActionError:
+                pass
+        return action
+    if first_error is not None:
+        raise first_error
+    raise ActionError(f"the reply is empty; expected one action line such as {GRAMMAR!r}")
+
+
+def downscale(image: np.ndarray, width: int) -> np.ndarray:
+    """``image`` (H, W, 3) uint8 shrunk to ``width`` columns, keeping the aspect.
+
+    An integer factor averages each block of pixels; any other factor takes the nearest pixel.
+    An image already at most ``width`` wide comes back as it is.
+    """
+    height_in, width_in = image.shape[:2]
+    if width >= width_in:
+        return image
+    height = max(1, round(height_in * width / width_in))
+    factor = width_in // width
+    if width * factor == width_in and height * factor == height_in:
+        blocks = image.reshape(height, factor, width, factor, -1).astype(np.float32)
+        return (
+            np.round(blocks.mean(axis=(1, 3)))
+            .astype(np.uint8)
+            .reshape((height, width) + image.shape[2:])
+        )
+    rows = ((np.arange(height) + 0.5) * height_in / height).astype(np.intp)
+    cols = ((np.arange(width) + 0.5) * width_in / width).astype(np.intp)
+    return np.ascontiguousarray(image[rows][:, cols])
+
+
+@dataclass(frozen=True)
+class MessagePart:
+    """One piece of a message: text, or a PNG image when ``png`` (base64) is set."""
+
+    text: str = ""
+    png: str = ""
+
+
+@dataclass
+class _StepCalls:
+    """What the HTTP calls of one step cost."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+
+
+class LLMAgent:
+    """Asks a chat model for every action (see the module docstring).
+
+    Args:
+        model: the model name the server knows, e.g. ``gpt-4o`` or a local model's name.
+        api: the wire format, ``"openai"`` (also any OpenAI-compatible server) or
+            ``"anthropic"``.
+        base_url: the server; defaults to ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``, then
+            to the public API.
+        api_key: the key; defaults to ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``. An
+            OpenAI-compatible server other than the public API may need none.
+        max_tokens: the longest reply, in tokens.
+        temperature: the sampling temperature.
+        timeout_s: seconds one HTTP request may take.
+        images: send the screenshot and keyframes (False: the record text only).
+        max_keyframes: send only the last this many keyframes of a step (None: all).
+        image_width: shrink images to this width in pixels, keeping the aspect (None: full
+            size).
+        http_retries: retries of a request answered 429 or 5xx.
+
+    Raises:
+        ValueError: an unknown ``api``, a missing key, or an out-of-range argument.
+    """
+
+    name = "llm"
+    privileged = False
+
+    def __init__(
+        self,
+        model: str,
+        api: str = "openai",
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        timeout_s: float = 120.0,
+        images: bool = True,
+        max_keyframes: int | None = None,
+        image_width: int | None = None,
+        http_retries: int = 2,
+    ) -> None:
+        if api not in APIS:
+            raise ValueError(f"expected api in {APIS}, got {api!r}")
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"expected a model name, got {model!r}")
+        if max_keyframes is not None and max_keyframes < 0:
+            raise ValueError(f"expected max_keyframes >= 0 or None, got {max_keyframes!r}")
+        if image_width is not None and not 1 <= image_width <= SCREEN_WIDTH:
+            raise ValueError(
+                f"expected image_width in 1..{SCREEN_WIDTH} or None, got {image_width!r}"
+            )
+        if http_retries < 0:
+            raise ValueError(f"expected http_retries >= 0, got {http_retries!r}")
+        default_url = DEFAULT_BASE_URLS[api]
+        url = base_url or os.environ.get(BASE_URL_ENV[api]) or default_url
+        key = api_key or os.environ.get(KEY_ENV[api]) or None
+        if key is None and (api == "anthropic" or url.rstrip("/") == default_url):
+            hint = " (a local server given by base_url may need none)" if api == "openai" else ""
+            raise ValueError(f"the {api} API needs a key: set {KEY_ENV[api]} or pass api_key{hint}")
+        self.model = model
+        self.api = api
+        self.base_url = url.rstrip("/")
+        self.api_key = key
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.timeout_s = timeout_s
+        self.images = images
+        self.max_keyframes = max_keyframes
+        self.image_width = image_width
+        self.http_retries = http_retries
+        self.instruction = ""
+        self.total_input_tokens = 0
+        self.total_output_tokens = 0
+        self.total_calls = 0
+
+    @property
+    def url(self) -> str:
+        """Where requests go."""
+        if self.api == "openai":
+            return f"{self.base_url}/chat/completions"
+        return f"{self.base_url}/v1/messages"
+
+    def reset(self, instruction: str) -> None:
+        """Start an episode: the running totals go back to zero."""
+        self.instruction = instruction
+        self.total_input_tokens = 0
+        self.total_output_tokens = 0
+        self.total_calls = 0
+
+    def act(self, observation: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Ask the model for the next action.
+
+        Returns:
+            The action dict (as :func:`parse_action` gives it, or ``{"type": "invalid_reply",
+            "raw": reply}`` when two replies held no action) and the step's info: ``calls``
+            (HTTP requests), ``input_tokens``, ``output_tokens``, ``latency_s`` (their summed
+            wall time), ``retried`` (the first reply held no action), ``reply`` (the final
+            reply text) and ``parse_error`` (why the last reply that failed to parse failed,
+            or "").
+
+        Raises:
+            LLMError: the server could not be reached or refused the request.
+        """
+        turns: list[tuple[str, list[MessagePart]]] = [("user", self.observation_parts(observation))]
+        cost = _StepCalls()
+        reply = self._complete(turns, cost)
+        retried = False
+        parse_error = ""
+        action: dict[str, Any]
+        try:
+            action = parse_reply(reply)
+        except ActionError as e:
+            retried = True
+            parse_error = str(e)
+            turns.append(
+                ("assistant", [MessagePart(text=reply if reply.strip() else "(empty reply)")])
+            )
+            turns.append(("user", [MessagePart(text=RETRY_PROMPT.format(error=parse_error))]))
+            reply = self._complete(turns, cost)
+            try:
+                action = parse_reply(reply)
+            except ActionError as e2:
+                parse_error = str(e2)
+                action = {"type": INVALID_REPLY, "raw": reply}
+        self.total_calls += cost.calls
+        self.total_input_tokens += cost.input_tokens
+        self.total_output_tokens += cost.output_tokens
+        info = {
+            "calls": cost.calls,
+            "input_tokens": cost.input_tokens,
+            "output_tokens": cost.output_tokens,
+            "latency_s": round(cost.latency_s, 4),
+            "retried": retried,
+            "reply": reply,
+            "parse_error": parse_error,
+        }
+        return action, info
+
+    # ---- the message --------------------------------------------------------------------------
+
+    def observation_parts(self, observation: dict[str, Any]) -> list[MessagePart]:
+        """The user message for one observation: the record, then labelled images."""
+        parts = [
+            MessagePart(text=str(observation.get("record") or observation.get("instruction", "")))
+        ]
+        if not self.images:
+            return parts
+        elapsed = float(observation.get("elapsed", 0.0))
+        parts.append(MessagePart(text=f"Screenshot now (t = {elapsed:.1f}s):"))
+        parts.append(MessagePart(png=self._png(observation["screenshot"])))
+        count = int(observation.get("keyframe_count", 0))
+        if count <= 0 or "keyframes" not in observation:
+            return parts
+        first = 0 if self.max_keyframes is None else max(0, count - self.max_keyframes)
+        times = observation.get("keyframe_times")
+        for i in range(first, count):
+            when = f" at {float(times[i]):.1f}s" if times is not None else ""
+            parts.append(MessagePart(text=f"Keyframe {i + 1}{when}:"))
+            parts.append(MessagePart(png=self._png(observation["keyframes"][i])))
+        return parts
+
+    def _png(self, image: Any) -> str:
+        frame = np.asarray(image, dtype=np.uint8)
+        if self.image_width is not None:
+            frame = downscale(frame, self.image_width)
+        return base64.b64encode(encode_png(frame, level=3)).decode("ascii")
+
+    # ---- the wire -----------------------------------------------------------------------------
+
+    def request_body(self, turns: list[tuple[str, list[MessagePart]]]) -> dict[str, Any]:
+        """The JSON body of a request for these turns, in this agent's wire format."""
+        if self.api == "openai":
+            messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
+            for role, parts in turns:
+                if role == "assistant":
+                    messages.append({"role": role, "content": parts[0].text})
+                    continue
+                content = [
+                    {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{p.png}"}}
+                    if p.png
+                    else {"type": "text", "text": p.text}
+                    for p in parts
+                ]
+                messages.append({"role": role, "content": content})
+            return {
+                "model": self.model,
+                "messages": messages,
+                "max_tokens": self.max_tokens,
+                "temperature": self.temperature,
+            }
+        messages = []
+        for role, parts in turns:
+            content = [
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/png", "data": p.png},
+                }
+                if p.png
+                else {"type": "text", "text": p.text}
+                for p in parts
+            ]
+            messages.append({"role": role, "content": content})
+        return {
+            "model": self.model,
+            "system": SYSTEM_PROMPT,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "messages": messages,
+        }
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json"}
+        if self.api == "openai":
+            if self.api_key:
+                headers["authorization"] = f"Bearer {self.api_key}"
+        else:
+            headers["x-api-key"] = self.api_key or ""
+            headers["anthropic-version"] = ANTHROPIC_VERSION
+        return headers
+
+    def _complete(self, turns: list[tuple[str, list[MessagePart]]], cost: _StepCalls) -> str:
+        """Send the turns and return the reply text, adding the call's cost to ``cost``."""
+        answer = self._post(json.dumps(self.request_body(turns)).encode("utf-8"), cost)
+        try:
+            if self.api == "openai":
+                usage = answer.get("usage") or {}
+                cost.input_tokens += int(usage.get("prompt_tokens") or 0)
+                cost.output_tokens += int(usage.get("completion_tokens") or 0)
+                return _text_of(answer["choices"][0]["message"].get("content"))
+            usage = answer.get("usage") or {}
+            cost.input_tokens += int(usage.get("input_tokens") or 0)
+            cost.output_tokens += int(usage.get("output_tokens") or 0)
+            return _text_of(answer["content"])
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as e:
+            raise LLMError(
+                f"{self.url} answered without a reply in the {self.api} format: "
+                f"{json.dumps(answer)[:MAX_ERROR_CHARS]}"
+            ) from e
+
+    def _post(self, body: bytes, cost: _StepCalls) -> dict[str, Any]:
+        """POST ``body``; retry 429 and 5xx answers; the answer's JSON."""
+        url = self.url
+        for attempt in range(self.http_retries + 1):
+            request = urllib.request.Request(url, data=body, headers=self._headers(), method="POST")
+            t = time.monotonic()
+            cost.calls += 1
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                    raw = response.read()
+            except urllib.error.HTTPError as e:
+                with e:
+                    message = _error_message(e.read())
+                cost.latency_s += time.monotonic() - t
+                retry = e.code in RETRY_STATUSES or 500 <= e.code < 600
+                if retry and attempt < self.http_retries:
+                    time.sleep(BACKOFF_S * 2**attempt)
+                    continue
+                raise LLMError(f"{url} answered HTTP {e.code}: {message}", status=e.code) from e
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
+                cost.latency_s += time.monotonic() - t
+                reason = getattr(e, "reason", e)
+                raise LLMError(f"cannot reach the model server at {url}: {reason}") from e
+            cost.latency_s += time.monotonic() - t
+            try:
+                answer = json.loads(raw)
+            except ValueError as e:
+                text = raw[:MAX_ERROR_CHARS].decode("utf-8", "replace")
+                raise LLMError(f"{url} answered with something that is not JSON: {text}") from e
+            if not isinstance(answer, dict):
+                raise LLMError(f"{url} answered with JSON that is not an object: {answer!r:.200}")
+            return answer
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _text_of(content: Any) -> str:
+    """Reply text from a message content: a string, or a list of blocks (text ones joined)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(
+        str(block.get("text", ""))
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "text"
+    )
+
+
+def _error_message(raw: bytes) -> str:
+    """The message of an error answer (``error.message`` in both formats), cut short."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        error = json.loads(text).get("error")
+        if isinstance(error, dict) and error.get("message"):
+            text = str(error["message"])
+        elif isinstance(error, str):
+            text = error
+    except (ValueError, AttributeError):
+        pass
+    return text.strip()[:MAX_ERROR_CHARS] or "(no message)"

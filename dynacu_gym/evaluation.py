@@ -1,0 +1,440 @@
+"""Evaluating an agent on the benchmark: every (task, mode, repeat), one JSON line each.
+
+``dynacu eval`` plans the episodes, runs them in worker processes (each with its own sandbox,
+so parallel episodes never see or hear each other), and appends one line per finished episode
+to ``OUT/episodes.jsonl``. A run that is stopped and started again with the same ``OUT`` skips
+the episodes already there.
+
+A worker that crashes (dies, or raises out of the episode) or an episode that ends on an
+infrastructure fault (``info["infra_error"]``) is retried once in a fresh worker; a second
+failure is recorded with ``infra_error`` set, which the report counts apart from the agent's
+failures.
+
+Seeds: an episode's seed depends on (task, repeat, base seed) only, not on the mode, so every
+mode of a repeat sees the same page and the ablations compare like with like.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import multiprocessing as mp
+import os
+import queue
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from dynacu_gym.report import episode_key
+
+EPISODES_FILE = "episodes.jsonl"
+BUILTIN_AGENTS = ("null", "random", "oracle", "llm")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """Which agent to build in each worker, and how (picklable).
+
+    Attributes:
+        name: ``null``, ``random``, ``oracle``, ``llm``, or ``"module:Class"`` for your own
+            agent class (built as ``Class(env, **options)``).
+        options: keyword arguments for the agent (e.g. ``model``, ``api``, ``base_url`` for
+            ``llm``).
+    """
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def model(self) -> str | None:
+        """The model name, for agents that have one."""
+        model = self.options.get("model")
+        return str(model) if model else None
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """One episode of a plan."""
+
+    task: str
+    mode: str
+    repeat: int
+    seed: int
+
+
+def episode_seed(task: str, repeat: int, base_seed: int = 0) -> int:
+    """The reset seed of ``task``'s ``repeat``: the same in every mode."""
+    digest = hashlib.sha256(f"{task}/{repeat}/{base_seed}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def plan_episodes(
+    tasks: Iterable[str], modes: Iterable[str], repeats: int, base_seed: int = 0
+) -> list[EpisodeSpec]:
+    """Every (task, mode, repeat), grouped so a worker reuses one env for a (task, mode)."""
+    if repeats < 1:
+        raise ValueError(f"expected repeats >= 1, got {repeats}")
+    modes = list(modes)
+    return [
+        EpisodeSpec(task, mode, r, episode_seed(task, r, base_seed))
+        for task in tasks
+        for mode in modes
+        for r in range(repeats)
+    ]
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """The episode lines already in ``path`` (none if it does not exist).
+
+    A last line cut short (the run was killed while writing) is ignored.
+    """
+    if not path.exists():
+        return []
+    lines = []
+    raw = path.read_text(encoding="utf-8").splitlines()
+    for number, text in enumerate(raw, 1):
+        if not text.strip():
+            continue
+        try:
+            lines.append(json.loads(text))
+        except json.JSONDecodeError as e:
+            if number == len(raw):
+                break
+            raise ValueError(f"{path}:{number}: not a JSON episode line: {e}") from e
+    return lines
+
+
+def make_agent(spec: AgentSpec, env: Any) -> Any:
+    """Build the agent of ``spec`` for ``env``.
+
+    Raises:
+        ValueError: an unknown agent name or a ``module:Class`` that cannot be imported.
+    """
+    from dynacu_agents import AGENTS
+
+    if spec.name == "llm":
+        from dynacu_agents.llm import LLMAgent
+
+        return LLMAgent(**spec.options)
+    if spec.name in AGENTS:
+        return AGENTS[spec.name](env, **spec.options)
+    if ":" in spec.name:
+        module, _, cls = spec.name.partition(":")
+        try:
+            return getattr(importlib.import_module(module), cls)(env, **spec.options)
+        except (ImportError, AttributeError) as e:
+            raise ValueError(f"cannot load agent {spec.name!r}: {e}") from e
+    raise ValueError(
+        f"unknown agent {spec.name!r}; expected one of {', '.join(BUILTIN_AGENTS)} or "
+        "'module:Class'"
+    )
+
+
+def run_one(spec: EpisodeSpec, agent: AgentSpec, env: Any | None = None) -> dict[str, Any]:
+    """Run one episode in this process and return its line (``env``: reuse this env)."""
+    import gymnasium as gym
+
+    import dynacu_gym  # noqa: F401 - registers the envs
+    from dynacu_gym.episode import run_episode
+    from dynacu_gym.tasks import find_task
+
+    task = find_task(spec.task)
+    own = env is None
+    if env is None:
+        env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode)
+    try:
+        outcome = run_episode(env, make_agent(agent, env), seed=spec.seed)
+    finally:
+        if own:
+            env.close()
+    return {
+        "task": spec.task,
+        "category": task.category,
+        "tier": task.tier,
+        "mode": spec.mode,
+        "agent": agent.name,
+        "model": agent.model,
+        "repeat": spec.repeat,
+        "seed": spec.seed,
+        "success": outcome.success,
+        "reward": outcome.reward,
+        "result": outcome.result,
+        "steps": outcome.steps,
+        "wall_s": round(outcome.seconds, 3),
+        "agent_s": round(outcome.agent_seconds, 3),
+        "perception_s": outcome.perception_seconds,
+        "tokens": outcome.tokens,
+        "llm_calls": outcome.llm_calls,
+        "infra_error": outcome.infra_error,
+        "attempts": 1,
+        "agent_errors": len(outcome.errors),
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def _infra_line(spec: EpisodeSpec, agent: AgentSpec, error: str, attempts: int) -> dict[str, Any]:
+    from dynacu_gym.tasks import find_task
+
+    task = find_task(spec.task)
+    return {
+        "task": spec.task,
+        "category": task.category,
+        "tier": task.tier,
+        "mode": spec.mode,
+        "agent": agent.name,
+        "model": agent.model,
+        "repeat": spec.repeat,
+        "seed": spec.seed,
+        "success": False,
+        "reward": 0.0,
+        "result": "infra_error",
+        "steps": 0,
+        "wall_s": 0.0,
+        "agent_s": 0.0,
+        "perception_s": {},
+        "tokens": {"input": 0, "output": 0},
+        "llm_calls": 0,
+        "infra_error": error,
+        "attempts": attempts,
+        "agent_errors": 0,
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def _worker(jobs: Any, results: Any, agent: AgentSpec) -> None:
+    """A worker process: run episodes from ``jobs``, reusing one env per (task, mode)."""
+    import gymnasium as gym
+
+    import dynacu_gym  # noqa: F401 - registers the envs
+
+    env, env_key = None, None
+    try:
+        while (item := jobs.get()) is not None:
+            index, spec = item
+            results.put(("started", index, os.getpid()))
+            try:
+                if env_key != (spec.task, spec.mode):
+                    if env is not None:
+                        env.close()
+                    env, env_key = None, None
+                    env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode)
+                    env_key = (spec.task, spec.mode)
+                line = run_one(spec, agent, env)
+                results.put(("done", index, line))
+            except Exception as e:  # noqa: BLE001 - sent to the parent, which retries it
+                tail = traceback.format_exc(limit=3).strip().splitlines()[-1]
+                results.put(("error", index, f"{type(e).__name__}: {e} ({tail})"))
+                if env is not None:  # the env may be wedged: start the next episode afresh
+                    env.close()
+                env, env_key = None, None
+    finally:
+        if env is not None:
+            env.close()
+
+
+class _Progress:
+    """A progress bar on stderr (one line per episode when stderr is not a terminal)."""
+
+    def __init__(self, total: int, skipped: int) -> None:
+        self.total, self.done = total, 0
+        self.counts = {"success": 0, "fail": 0, "infra": 0}
+        self.tty = sys.stderr.isatty()
+        self.t0 = time.monotonic()
+        if skipped:
+            print(f"resuming: {skipped} episodes already done, {total} to run", file=sys.stderr)
+
+    def update(self, line: dict[str, Any]) -> None:
+        self.done += 1
+        kind = "infra" if line["infra_error"] else ("success" if line["success"] else "fail")
+        self.counts[kind] += 1
+        width = 24
+        filled = int(width * self.done / max(self.total, 1))
+        bar = "#" * filled + "-" * (width - filled)
+        text = (
+            f"[{bar}] {self.done}/{self.total}  {line['task']} {line['mode']} "
+            f"#{line['repeat']}: {line['result']} ({line['wall_s']:.1f} s)  "
+            f"ok {self.counts['success']} fail {self.counts['fail']} "
+            f"infra {self.counts['infra']}  {time.monotonic() - self.t0:.0f} s"
+        )
+        if self.tty:
+            end = "\n" if self.done == self.total else ""
+            print("\r" + text.ljust(110), end=end, file=sys.stderr, flush=True)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+
+def evaluate(
+    agent: AgentSpec,
+    tasks: list[str],
+    modes: list[str],
+    out: Path,
+    repeats: int = 1,
+    workers: int = 1,
+    base_seed: int = 0,
+    retry_infra: bool = False,
+    on_line: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run every episode of the plan not yet in ``out`` and return all of this plan's lines.
+
+    Args:
+        agent: the agent to evaluate.
+        tasks: task ids.
+        modes: modes (each checked before anything runs).
+        out: the output directory; ``episodes.jsonl`` in it is appended to.
+        repeats: episodes per (task, mode).
+        workers: worker processes, each with its own sandbox.
+        base_seed: varies every episode's seed.
+        retry_infra: run again the episodes recorded as infrastructure failures.
+        on_line: called with each new line (the CLI's progress bar uses its own).
+    """
+    from dynacu_gym.modes import check_mode
+    from dynacu_gym.tasks import find_task
+
+    for mode in modes:
+        check_mode(mode)
+    for task in tasks:
+        find_task(task)
+    if workers < 1:
+        raise ValueError(f"expected workers >= 1, got {workers}")
+    if agent.name not in BUILTIN_AGENTS and ":" not in agent.name:
+        make_agent(agent, None)  # raises the clear error before any worker starts
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / EPISODES_FILE
+    plan = plan_episodes(tasks, modes, repeats, base_seed)
+    existing = {episode_key(line): line for line in read_lines(path)}
+
+    def key_of(spec: EpisodeSpec) -> tuple[Any, ...]:
+        return (spec.task, spec.mode, agent.name, agent.model, spec.repeat)
+
+    todo = [
+        spec
+        for spec in plan
+        if key_of(spec) not in existing
+        or (retry_infra and existing[key_of(spec)].get("infra_error"))
+    ]
+    progress = _Progress(len(todo), len(plan) - len(todo))
+    with path.open("a", encoding="utf-8") as sink:
+
+        def record(line: dict[str, Any]) -> None:
+            sink.write(json.dumps(line) + "\n")
+            sink.flush()
+            os.fsync(sink.fileno())
+            existing[episode_key(line)] = line
+            progress.update(line)
+            if on_line is not None:
+                on_line(line)
+
+        if todo:
+            _run_workers(todo, agent, workers, record)
+    return [existing[key_of(spec)] for spec in plan if key_of(spec) in existing]
+
+
+def _run_workers(
+    todo: list[EpisodeSpec],
+    agent: AgentSpec,
+    workers: int,
+    record: Callable[[dict[str, Any]], None],
+) -> None:
+    """Run ``todo`` on worker processes; retry a crashed or infra-failed episode once."""
+    ctx = mp.get_context("spawn")  # no inherited threads, browsers or locks
+    jobs: Any = ctx.Queue()
+    results: Any = ctx.Queue()
+    attempts = dict.fromkeys(range(len(todo)), 0)
+    running: dict[int, int] = {}  # pid -> index of the episode it holds
+    procs: list[Any] = []
+
+    def spawn() -> None:
+        proc = ctx.Process(target=_worker, args=(jobs, results, agent), daemon=True)
+        proc.start()
+        procs.append(proc)
+
+    def submit(index: int) -> None:
+        attempts[index] += 1
+        jobs.put((index, todo[index]))
+
+    def failed(index: int, error: str) -> bool:
+        """Retry a failed episode once; return True once it is recorded as an infra failure."""
+        if attempts[index] < 2:
+            submit(index)
+            return False
+        record(_infra_line(todo[index], agent, error, attempts[index]))
+        return True
+
+    for index in range(len(todo)):
+        submit(index)
+    for _ in range(min(workers, len(todo))):
+        spawn()
+    remaining = len(todo)
+    spawn_budget = 2 * len(todo) + workers  # a worker that dies at start must not loop forever
+    try:
+        while remaining:
+            try:
+                kind, index, payload = results.get(timeout=1.0)
+            except queue.Empty:
+                for proc in [p for p in procs if not p.is_alive()]:
+                    procs.remove(proc)
+                    held = running.pop(proc.pid, None)
+                    if held is not None:
+                        error = f"the worker process died (exit code {proc.exitcode})"
+                        remaining -= failed(held, error)
+                    if remaining:
+                        spawn_budget -= 1
+                        if spawn_budget < 0:
+                            raise RuntimeError(
+                                f"evaluation workers keep dying (last exit code {proc.exitcode})"
+                            ) from None
+                        spawn()
+                continue
+            if kind == "started":
+                running[payload] = index
+                continue
+            running = {pid: i for pid, i in running.items() if i != index}
+            if kind == "error":
+                remaining -= failed(index, payload)
+            elif payload["infra_error"] and attempts[index] < 2:
+                submit(index)  # the env reported an infrastructure fault: once more
+            else:
+                payload["attempts"] = attempts[index]
+                record(payload)
+                remaining -= 1
+    finally:
+        for _ in procs:
+            jobs.put(None)
+        for proc in procs:
+            proc.join(timeout=30)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+
+
+def summary_rows(lines: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """Per (mode): episodes, successes, infra failures (a quick table for the CLI)."""
+    by_mode: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        by_mode.setdefault(line["mode"], []).append(line)
+    rows: list[tuple[str, ...]] = []
+    for mode, group in by_mode.items():
+        infra = sum(1 for line in group if line["infra_error"])
+        ok = sum(1 for line in group if line["success"])
+        n = len(group) - infra
+        rows.append((mode, str(n), str(ok), f"{100 * ok / n:.0f}%" if n else "-", str(infra)))
+    return rows
+
+
+__all__ = [
+    "AgentSpec",
+    "EpisodeSpec",
+    "episode_key",
+    "episode_seed",
+    "evaluate",
+    "make_agent",
+    "plan_episodes",
+    "read_lines",
+    "run_one",
+]

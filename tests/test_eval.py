@@ -1,0 +1,143 @@
+"""The evaluation runner and `dynacu run`: real episodes in worker processes, resumable, with
+crashed workers retried once and then recorded as infrastructure failures."""
+
+from __future__ import annotations
+
+import json
+import wave
+
+import numpy as np
+import pytest
+from tasks_sample import ALL_TASKS
+
+from dynacu_gym.cli import main
+from dynacu_gym.evaluation import (
+    AgentSpec,
+    episode_key,
+    evaluate,
+    make_agent,
+    plan_episodes,
+    read_lines,
+)
+
+# ---- pure logic ------------------------------------------------------------------------------
+
+
+def test_plan_gives_every_mode_of_a_repeat_the_same_seed():
+    plan = plan_episodes(["A1", "B1"], ["standard", "aoi_full"], repeats=2)
+    assert len(plan) == 8
+    seeds = {(s.task, s.repeat): set() for s in plan}
+    for spec in plan:
+        seeds[(spec.task, spec.repeat)].add(spec.seed)
+    assert all(len(v) == 1 for v in seeds.values())  # same page in every mode
+    assert len({next(iter(v)) for v in seeds.values()}) == 4  # different across repeats
+    assert plan_episodes(["A1"], ["standard"], 1, base_seed=1)[0].seed != plan[0].seed
+    with pytest.raises(ValueError, match="repeats"):
+        plan_episodes(["A1"], ["standard"], 0)
+
+
+def test_read_lines_ignores_a_line_cut_short_at_the_end(tmp_path):
+    path = tmp_path / "episodes.jsonl"
+    line = {"task": "A1", "mode": "standard", "agent": "null", "model": None, "repeat": 0}
+    path.write_text(json.dumps(line) + "\n" + '{"task": "A1", "mo')
+    assert read_lines(path) == [line]
+    assert episode_key(line) == ("A1", "standard", "null", None, 0)
+    path.write_text('{"broken\n' + json.dumps(line) + "\n")
+    with pytest.raises(ValueError, match="episodes.jsonl:1"):
+        read_lines(path)
+
+
+def test_unknown_agents_and_modes_are_clear_errors(tmp_path):
+    with pytest.raises(ValueError, match="unknown agent 'smart'"):
+        make_agent(AgentSpec("smart"), None)
+    with pytest.raises(ValueError, match="cannot load agent"):
+        make_agent(AgentSpec("no_such_module:Agent"), None)
+    with pytest.raises(ValueError, match="expected a mode"):
+        evaluate(AgentSpec("null"), ["A1"], ["aoi_everything"], tmp_path)
+    with pytest.raises(ValueError, match="no task 'Z9'"):
+        evaluate(AgentSpec("null"), ["Z9"], ["standard"], tmp_path)
+    assert main(["eval", "--agent", "llm", "--tasks", "A1", "--out", str(tmp_path)]) == 2
+
+
+# ---- real episodes ---------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+@pytest.mark.audio
+def test_oracle_succeeds_null_fails_and_a_run_resumes(tmp_path):
+    oracle = evaluate(AgentSpec("oracle"), ["F1", "H1"], ["aoi_interactive"], tmp_path, workers=2)
+    assert [(line["task"], line["result"]) for line in oracle] == [
+        ("F1", "success"),
+        ("H1", "success"),
+    ]
+    line = oracle[1]
+    assert line["success"] and line["reward"] == 1.0 and line["attempts"] == 1
+    assert line["category"] == "H" and line["tier"] == "easy" and line["model"] is None
+    assert line["steps"] > 0 and line["wall_s"] > 10 and line["agent_s"] >= 0
+    assert line["perception_s"]["tts"] > 0 and line["perception_s"]["capture"] > 0
+    null = evaluate(AgentSpec("null"), ["H1"], ["aoi_interactive"], tmp_path)
+    assert [(line["task"], line["result"], line["success"]) for line in null] == [
+        ("H1", "timeout", False)
+    ]
+    # Resume: a second repeat of F1 runs; nothing recorded before runs again.
+    before = (tmp_path / "episodes.jsonl").read_text().splitlines()
+    again = evaluate(AgentSpec("oracle"), ["F1", "H1"], ["aoi_interactive"], tmp_path, repeats=2)
+    after = (tmp_path / "episodes.jsonl").read_text().splitlines()
+    assert after[: len(before)] == before and len(after) == len(before) + 2
+    assert sorted((line["task"], line["repeat"]) for line in again) == [
+        ("F1", 0), ("F1", 1), ("H1", 0), ("H1", 1),
+    ]  # fmt: skip
+    # The report reads the same lines (oracle and null are separate agents).
+    assert main(["report", str(tmp_path)]) == 0
+    assert (tmp_path / "report.md").exists() and (tmp_path / "summary.csv").exists()
+
+
+@pytest.mark.browser
+def test_crashed_worker_is_retried_once_then_recorded_as_infra(tmp_path):
+    marker = tmp_path / "crashed"
+    once = AgentSpec("crash_agents:CrashOnce", {"marker": str(marker)})
+    (line,) = evaluate(once, ["F1"], ["standard"], tmp_path / "once")
+    assert marker.exists()  # it did crash the first time
+    assert line["attempts"] == 2 and line["infra_error"] == "" and line["steps"] == 1
+    (line,) = evaluate(AgentSpec("crash_agents:CrashAlways"), ["F1"], ["standard"], tmp_path)
+    assert line["result"] == "infra_error" and line["attempts"] == 2
+    assert "exit code 4" in line["infra_error"] and not line["success"]
+    # Resuming does not run a recorded infra failure again unless asked to.
+    assert evaluate(AgentSpec("crash_agents:CrashAlways"), ["F1"], ["standard"], tmp_path)
+    assert len(read_lines(tmp_path / "episodes.jsonl")) == 1
+
+
+@pytest.mark.browser
+@pytest.mark.audio
+def test_run_records_a_whole_trace(tmp_path):
+    out = tmp_path / "trace"
+    code = main(
+        ["run", "H1", "--agent", "oracle", "--mode", "aoi_interactive", "--record", str(out)]
+    )
+    assert code == 0
+    steps = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    result = json.loads((out / "episode.json").read_text())
+    assert result["result"] == "success" and len(steps) == result["steps"] + 1
+    assert steps[0]["action"] is None and steps[-1]["task_result"] == "success"
+    assert any(s["action"] and s["action"]["type"] == "speak" for s in steps)
+    assert any("speech" in s for s in steps)
+    assert len(list((out / "records").glob("*.txt"))) == len(steps)
+    assert len(list((out / "screens").glob("*.png"))) == len(steps)
+    assert list((out / "keyframes").glob("*.png"))  # the interview's picture changes
+    with wave.open(str(out / "speaker.wav")) as wav:
+        rate, frames = wav.getframerate(), wav.readframes(wav.getnframes())
+    audio = np.frombuffer(frames, dtype="<i2").astype(np.float32) / 32768
+    assert len(audio) / rate > 0.9 * steps[-1]["elapsed"]  # the whole episode
+    # The interviewer speaks from 1.0 s: loud there, silent in the first half second.
+    assert np.sqrt(np.mean(audio[: rate // 2] ** 2)) < 0.003
+    assert np.sqrt(np.mean(audio[int(1.5 * rate) : int(3.5 * rate)] ** 2)) > 0.02
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.audio
+def test_oracle_succeeds_and_null_fails_on_every_task(tmp_path):
+    oracle = evaluate(AgentSpec("oracle"), ALL_TASKS, ["aoi_interactive"], tmp_path, workers=2)
+    assert {line["task"]: line["result"] for line in oracle} == dict.fromkeys(ALL_TASKS, "success")
+    null = evaluate(AgentSpec("null"), ALL_TASKS, ["aoi_interactive"], tmp_path, workers=2)
+    assert not any(line["success"] or line["infra_error"] for line in null)

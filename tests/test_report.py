@@ -1,0 +1,391 @@
+"""The report on hand-made episode lines whose every number is worked out below.
+
+tests/fixtures/episodes/ (two files, read in name order):
+
+llm / gpt-x, repeat 0 unless said:
+
+| task | tier   | standard                | aoi_full                               |
+|------|--------|-------------------------|----------------------------------------|
+| A1   | easy   | success, 10 steps, 20 s | success, 8 steps, 16 s                 |
+| A4   | medium | success, 14 steps, 30 s | fail                                   |
+| B1   | easy   | fail                    | success, 12 steps, 24 s                |
+| B8   | hard   | fail                    | success, 20 steps, 41 s                |
+| C2   | easy   | fail                    | success, 6 steps, 12 s                 |
+| C5   | medium | fail                    | success, 9 steps, 18 s                 |
+| D9   | hard   | fail                    | infra (run-1), then success, 15 steps, |
+|      |        |                         | 30 s (run-2: the last line wins)       |
+| E3   | easy   | fail                    | success, 11 steps, 22 s                |
+| F1   | easy   | success, 7 steps, 11 s  | infra ("audio daemon died")            |
+| A1#1 | easy   | -                       | fail                                   |
+
+Every llm episode perceives 50 ms per step. oracle (no model), all successes:
+aoi_visual A1 (5 steps, 10 s, agent 1 s, perception 0.25 s) and B1 (7 steps, 14 s, agent 2 s,
+perception 0.7 s); aoi_audio A1 (4 steps, 9 s, agent 1 s, perception 0.4 s) and, in run-2,
+B1 (6 steps, 13 s, agent 1.5 s, perception 0.6 s).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from dynacu_gym.report import (
+    ABLATION_COLUMNS,
+    SUMMARY_COLUMNS,
+    ablation_rows,
+    completion_rows,
+    load_episodes,
+    mcnemar_p,
+    overhead_rows,
+    render_markdown,
+    summary_rows,
+    wilson_interval,
+    write_report,
+)
+
+EPISODES = Path(__file__).parent / "fixtures" / "episodes"
+LLM = ("llm", "gpt-x")
+ORACLE = ("oracle", None)
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def episodes() -> list[dict]:
+    return load_episodes(EPISODES)
+
+
+def _line(**changes) -> dict:
+    first = (EPISODES / "run-1.jsonl").read_text().splitlines()[0]
+    return {**json.loads(first), **changes}
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+
+def test_load_dedupes_on_key_with_the_last_line_winning(episodes):
+    lines = sum(
+        1 for f in EPISODES.glob("*.jsonl") for line in f.read_text().splitlines() if line.strip()
+    )
+    assert lines == 24
+    assert len(episodes) == 23
+    d9 = [e for e in episodes if e["task"] == "D9" and e["mode"] == "aoi_full"]
+    assert len(d9) == 1
+    assert d9[0]["success"] is True and d9[0]["infra_error"] == ""
+    assert d9[0]["steps"] == 15
+
+
+def test_load_keeps_episodes_that_differ_only_in_repeat_or_agent(episodes):
+    a1_full = sorted(e["repeat"] for e in episodes if e["task"] == "A1" and e["mode"] == "aoi_full")
+    assert a1_full == [0, 1]
+    assert {(e["agent"], e["model"]) for e in episodes} == {LLM, ORACLE}
+
+
+def test_load_a_single_file(tmp_path):
+    eps = load_episodes(EPISODES / "run-2.jsonl")
+    assert [(e["task"], e["mode"]) for e in eps] == [("D9", "aoi_full"), ("B1", "aoi_audio")]
+
+
+def test_later_file_wins_even_when_its_line_is_first(tmp_path):
+    shutil.copy(EPISODES / "run-1.jsonl", tmp_path / "b.jsonl")
+    (tmp_path / "a.jsonl").write_text(json.dumps(_line(steps=99)) + "\n")
+    (tmp_path / "notes.txt").write_text("not episodes\n")
+    eps = load_episodes(tmp_path)
+    a1 = [e for e in eps if e["task"] == "A1" and e["mode"] == "standard"]
+    assert [e["steps"] for e in a1] == [10]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{not json\n", r"run\.jsonl:2: not valid JSON"),
+        ("[1, 2]\n", r"run\.jsonl:2: expected a JSON object, got list"),
+        ("MISSING\n", r"run\.jsonl:2: missing key\(s\) 'steps'; expected every key"),
+        ("STEPS\n", r"run\.jsonl:2: 'steps': expected an integer >= 0, got 'ten'"),
+        ("MODE\n", r"run\.jsonl:2: 'mode': expected one of \('standard'"),
+        ("SUCCESS\n", r"run\.jsonl:2: 'success': expected true or false, got 1"),
+    ],
+)
+def test_a_malformed_line_names_file_line_and_what_was_expected(tmp_path, text, expected):
+    missing = _line()
+    del missing["steps"]
+    bad = {
+        "MISSING": json.dumps(missing),
+        "STEPS": json.dumps(_line(steps="ten")),
+        "MODE": json.dumps(_line(mode="aoi_smell")),
+        "SUCCESS": json.dumps(_line(success=1)),
+    }
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps(_line()) + "\n" + bad.get(text.strip(), text.strip()) + "\n")
+    with pytest.raises(ValueError, match=expected) as info:
+        load_episodes(tmp_path)
+    assert str(path) in str(info.value)
+
+
+def test_a_directory_without_episode_files_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match=r"expected \*\.jsonl"):
+        load_episodes(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        load_episodes(tmp_path / "absent")
+
+
+# --- success tables --------------------------------------------------------------------------
+
+
+def _table(episodes, kind):
+    return {
+        (r.agent, r.mode, r.group): (r.n, r.successes, r.infra_failures)
+        for r in summary_rows(episodes)
+        if r.group_kind == kind
+    }
+
+
+def test_success_by_mode(episodes):
+    assert _table(episodes, "mode") == {
+        ("llm", "standard", "standard"): (9, 3, 0),
+        ("llm", "aoi_full", "aoi_full"): (9, 7, 1),
+        ("oracle", "aoi_visual", "aoi_visual"): (2, 2, 0),
+        ("oracle", "aoi_audio", "aoi_audio"): (2, 2, 0),
+    }
+
+
+def test_success_by_tier(episodes):
+    assert _table(episodes, "tier") == {
+        ("llm", "standard", "easy"): (5, 2, 0),
+        ("llm", "standard", "medium"): (2, 1, 0),
+        ("llm", "standard", "hard"): (2, 0, 0),
+        ("llm", "aoi_full", "easy"): (5, 4, 1),
+        ("llm", "aoi_full", "medium"): (2, 1, 0),
+        ("llm", "aoi_full", "hard"): (2, 2, 0),
+        ("oracle", "aoi_visual", "easy"): (2, 2, 0),
+        ("oracle", "aoi_audio", "easy"): (2, 2, 0),
+    }
+
+
+def test_success_by_category(episodes):
+    assert _table(episodes, "category") == {
+        ("llm", "standard", "A"): (2, 2, 0),
+        ("llm", "standard", "B"): (2, 0, 0),
+        ("llm", "standard", "C"): (2, 0, 0),
+        ("llm", "standard", "D"): (1, 0, 0),
+        ("llm", "standard", "E"): (1, 0, 0),
+        ("llm", "standard", "F"): (1, 1, 0),
+        ("llm", "aoi_full", "A"): (3, 1, 0),
+        ("llm", "aoi_full", "B"): (2, 2, 0),
+        ("llm", "aoi_full", "C"): (2, 2, 0),
+        ("llm", "aoi_full", "D"): (1, 1, 0),
+        ("llm", "aoi_full", "E"): (1, 1, 0),
+        ("llm", "aoi_full", "F"): (0, 0, 1),
+        ("oracle", "aoi_visual", "A"): (1, 1, 0),
+        ("oracle", "aoi_visual", "B"): (1, 1, 0),
+        ("oracle", "aoi_audio", "A"): (1, 1, 0),
+        ("oracle", "aoi_audio", "B"): (1, 1, 0),
+    }
+
+
+def test_rates_leave_infra_failures_out_of_the_denominator(episodes):
+    rows = {(r.agent, r.group_kind, r.group, r.mode): r for r in summary_rows(episodes)}
+    assert rows["llm", "mode", "aoi_full", "aoi_full"].rate == pytest.approx(700 / 9)
+    assert rows["llm", "mode", "standard", "standard"].rate == pytest.approx(100 / 3)
+    assert rows["llm", "tier", "easy", "aoi_full"].rate == pytest.approx(80.0)
+    assert rows["llm", "category", "F", "aoi_full"].rate is None
+    assert rows["llm", "category", "F", "aoi_full"].interval is None
+
+
+def test_rows_are_ordered_by_kind_agent_mode_and_group(episodes):
+    keys = [(r.group_kind, r.agent, r.mode, r.group) for r in summary_rows(episodes)]
+    assert keys[:4] == [
+        ("mode", "llm", "standard", "standard"),
+        ("mode", "llm", "aoi_full", "aoi_full"),
+        ("mode", "oracle", "aoi_visual", "aoi_visual"),
+        ("mode", "oracle", "aoi_audio", "aoi_audio"),
+    ]
+    tiers = [k[3] for k in keys if k[0] == "tier" and k[1:3] == ("llm", "standard")]
+    assert tiers == ["easy", "medium", "hard"]
+
+
+def test_wilson_interval():
+    low, high = wilson_interval(0, 10)
+    z2 = 1.959963984540054**2
+    assert low == 0.0
+    assert high == pytest.approx(100 * z2 / (10 + z2))
+    low, high = wilson_interval(5, 10)
+    assert 50 - low == pytest.approx(high - 50)
+    assert (low, high) == pytest.approx((23.659309, 76.340691), abs=1e-5)
+    assert wilson_interval(0, 0) is None
+
+
+# --- ablations -------------------------------------------------------------------------------
+
+
+def test_mcnemar_exact_p():
+    assert mcnemar_p(6, 1) == 0.125  # 2 * (1 + 7) / 128
+    assert mcnemar_p(1, 6) == 0.125
+    assert mcnemar_p(0, 10) == 2 / 1024
+    assert mcnemar_p(0, 0) == 1.0
+    assert mcnemar_p(5, 5) == 1.0  # 2 * 638 / 1024 > 1
+    assert mcnemar_p(3, 9) == pytest.approx(2 * (1 + 12 + 66 + 220) / 4096)
+    assert mcnemar_p(400, 600) == pytest.approx(2.5e-10, rel=0.5)  # no overflow at large n
+
+
+def test_ablations_pair_on_task_and_repeat_without_infra_failures(episodes):
+    rows = ablation_rows(episodes)
+    assert [(r.agent, r.model, r.first, r.second) for r in rows] == [
+        ("llm", "gpt-x", "standard", "aoi_full"),
+        ("oracle", None, "aoi_visual", "aoi_audio"),
+    ]
+    llm, oracle = rows
+    # 8 pairs: A1#0 A4 B1 B8 C2 C5 D9 E3 (F1 is infra in aoi_full; A1#1 has no standard).
+    assert (llm.pairs, llm.first_successes, llm.second_successes) == (8, 2, 7)
+    assert (llm.b, llm.c) == (1, 6)
+    assert llm.first_rate == 25.0 and llm.second_rate == 87.5
+    assert llm.difference_pp == 62.5
+    assert llm.p_value == 0.125
+    assert (oracle.pairs, oracle.b, oracle.c, oracle.difference_pp) == (2, 0, 0, 0.0)
+    assert oracle.p_value == 1.0
+
+
+# --- completion and overhead -----------------------------------------------------------------
+
+
+def test_median_steps_and_time_of_successes(episodes):
+    rows = {(r.agent, r.mode): r for r in completion_rows(episodes)}
+    assert set(rows) == {
+        ("llm", "standard"),
+        ("llm", "aoi_full"),
+        ("oracle", "aoi_visual"),
+        ("oracle", "aoi_audio"),
+    }
+    got = {k: (r.successes, r.median_steps, r.median_wall_s) for k, r in rows.items()}
+    assert got["llm", "standard"] == (3, 10, 20.0)  # 7 10 14 steps; 11 20 30 s
+    assert got["llm", "aoi_full"] == (7, 11, 22.0)  # 6 8 9 11 12 15 20; 12 16 18 22 24 30 41
+    assert got["oracle", "aoi_visual"] == (2, 6.0, 12.0)
+    assert got["oracle", "aoi_audio"] == (2, 5.0, 11.0)
+
+
+def test_observation_overhead(episodes):
+    rows = {(r.agent, r.mode): r for r in overhead_rows(episodes)}
+    visual = rows["oracle", "aoi_visual"]
+    assert visual.episodes == 2
+    assert visual.perception_ms_per_step == pytest.approx(75.0)  # median of 50 and 100
+    assert visual.perception_share_pct == pytest.approx(100 * 0.95 / 24)
+    assert visual.agent_share_pct == pytest.approx(12.5)
+    audio = rows["oracle", "aoi_audio"]
+    assert audio.perception_ms_per_step == pytest.approx(100.0)
+    assert audio.agent_share_pct == pytest.approx(100 * 2.5 / 22)
+    standard = rows["llm", "standard"]
+    assert standard.episodes == 9
+    assert standard.perception_ms_per_step == pytest.approx(50.0)
+    assert standard.perception_share_pct == pytest.approx(100 * 13.55 / 601)
+    assert standard.agent_share_pct == pytest.approx(100 * 135 / 601)
+    full = rows["llm", "aoi_full"]
+    assert full.episodes == 9  # F1 (infra) left out
+    # wall: 16 90 24 41 12 18 30 22 60; agent: 4 20 6 10 3 4.5 7.5 5.5 15
+    assert full.perception_share_pct == pytest.approx(100 * 7.55 / 313)
+    assert full.agent_share_pct == pytest.approx(100 * 75.5 / 313)
+
+
+# --- Markdown --------------------------------------------------------------------------------
+
+
+def test_markdown_has_every_section_and_the_expected_rows(episodes):
+    md = render_markdown(episodes)
+    for heading in (
+        "# DynaCU benchmark report",
+        "## Success by mode",
+        "## Success by tier",
+        "## Success by category",
+        "## Ablations",
+        "## Steps and time to completion",
+        "## Observation overhead",
+        "## Infrastructure failures",
+    ):
+        assert f"\n{heading}\n" in f"\n{md}"
+    lines = md.splitlines()
+    assert "Episodes: 23 (infra failures: 1)" in lines
+    assert "- llm (gpt-x): 19 episodes, infra failures: 1" in lines
+    assert "- oracle (-): 4 episodes, infra failures: 0" in lines
+    assert "| llm | gpt-x | aoi_full | 9 | 7 | 77.8 | 45.3-93.7 | 1 |" in lines
+    assert "| llm | gpt-x | standard | medium | 2 | 1 | 50.0 | 9.5-90.5 | 0 |" in lines
+    assert "| llm | gpt-x | aoi_full | F | 0 | 0 | - | - | 1 |" in lines
+    row = "| llm | gpt-x | standard | aoi_full | 8 | 25.0 | 87.5 | +62.5 | 1 | 6 | 0.125 |"
+    assert row in lines
+    assert "| oracle | - | aoi_visual | aoi_audio | 2 | 100.0 | 100.0 | +0.0 | 0 | 0 | 1 |" in lines
+    assert "| llm | gpt-x | aoi_full | 7 | 11.0 | 22.0 |" in lines
+    assert "| oracle | - | aoi_visual | 2 | 75.0 | 4.0 | 12.5 |" in lines
+    assert "| aoi_full | audio daemon died | 1 |" in lines
+    assert "browser closed" not in md  # D9's infra line was replaced
+
+
+def test_markdown_of_nothing():
+    assert "No episodes." in render_markdown([])
+
+
+# --- files -----------------------------------------------------------------------------------
+
+
+def test_write_report_files(episodes, tmp_path):
+    paths = write_report(episodes, tmp_path / "out")
+    assert set(paths) == {
+        "report",
+        "summary",
+        "ablations",
+        "success_by_mode",
+        "success_by_category",
+    }
+    assert paths["report"].read_text() == render_markdown(episodes)
+    for name in ("success_by_mode", "success_by_category"):
+        assert paths[name].name == f"{name}.png"
+        assert paths[name].read_bytes()[:8] == PNG_SIGNATURE
+        assert paths[name].stat().st_size > 5000
+
+    with paths["summary"].open(newline="") as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == SUMMARY_COLUMNS
+        summary = list(reader)
+    assert len(summary) == len(summary_rows(episodes)) == 4 + 8 + 16
+    by_key = {(r["agent"], r["group_kind"], r["group"], r["mode"]): r for r in summary}
+    full = by_key["llm", "mode", "aoi_full", "aoi_full"]
+    assert full["model"] == "gpt-x"
+    assert (int(full["n"]), int(full["successes"]), int(full["infra_failures"])) == (9, 7, 1)
+    assert float(full["rate"]) == round(700 / 9, 4)
+    assert float(by_key["llm", "tier", "easy", "standard"]["rate"]) == 40.0
+    assert by_key["llm", "category", "F", "aoi_full"]["rate"] == ""
+    assert by_key["oracle", "mode", "aoi_audio", "aoi_audio"]["model"] == ""
+
+    with paths["ablations"].open(newline="") as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == ABLATION_COLUMNS
+        ablations = list(reader)
+    assert [(r["agent"], r["model"], r["first"], r["second"]) for r in ablations] == [
+        ("llm", "gpt-x", "standard", "aoi_full"),
+        ("oracle", "", "aoi_visual", "aoi_audio"),
+    ]
+    llm, oracle = ablations
+    assert int(llm["pairs"]) == 8
+    assert (float(llm["first_rate"]), float(llm["second_rate"])) == (25.0, 87.5)
+    assert float(llm["difference_pp"]) == 62.5
+    assert (int(llm["b"]), int(llm["c"])) == (1, 6)
+    assert float(llm["p_value"]) == 0.125
+    assert float(oracle["p_value"]) == 1.0
+    assert math.isclose(float(oracle["difference_pp"]), 0.0)
+
+
+def test_write_report_without_matplotlib_says_what_to_install(episodes, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ImportError, match=r'pip install "dynacu-gym\[report\]"'):
+        write_report(episodes, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_write_report_of_nothing_still_writes_every_file(tmp_path):
+    paths = write_report([], tmp_path)
+    assert "No episodes." in paths["report"].read_text()
+    assert paths["summary"].read_text().strip() == ",".join(SUMMARY_COLUMNS)
+    assert paths["ablations"].read_text().strip() == ",".join(ABLATION_COLUMNS)
+    assert paths["success_by_category"].read_bytes()[:8] == PNG_SIGNATURE
