@@ -250,3 +250,18 @@ def test_page_that_never_gets_ready_is_a_clear_error(make_env, tmp_path, probe_t
     env = make_env(load_task(folder), ready_timeout_s=1.0, max_restarts=1)
     with pytest.raises(dynacu_gym.runtime.process.InfraError, match="did not become ready"):
         env.reset(seed=0)
+
+
+def test_stopping_a_child_with_unwritten_input_does_not_raise(tmp_path):
+    # A feeder (like the voice's pacat) stopped while its input still holds unflushed bytes:
+    # closing the pipe to a dead child must not raise (it did, at reset during speech).
+    import subprocess
+
+    from dynacu_gym.runtime.process import ChildProcess
+
+    child = ChildProcess(
+        "sleep", ["sleep", "30"], log_path=tmp_path / "sleep.log", stdin=subprocess.PIPE
+    )
+    child.popen.stdin.write(b"x" * 100)  # buffered, not yet sent
+    child.stop()
+    assert not child.alive()

@@ -84,7 +84,10 @@ class ChildProcess:
             except ProcessLookupError:
                 self.popen.wait()
         if self.popen.stdin is not None:
-            self.popen.stdin.close()
+            try:
+                self.popen.stdin.close()
+            except (BrokenPipeError, OSError, ValueError):
+                pass  # the child is gone: what was still buffered for it does not matter
         if self.popen.stdout is not None:
             self.popen.stdout.close()
         self._log.close()
