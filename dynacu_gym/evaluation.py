@@ -22,6 +22,7 @@ import json
 import multiprocessing as mp
 import os
 import queue
+import signal
 import sys
 import time
 import traceback
@@ -209,6 +210,8 @@ def _infra_line(spec: EpisodeSpec, agent: AgentSpec, error: str, attempts: int) 
 
 def _worker(jobs: Any, results: Any, agent: AgentSpec) -> None:
     """A worker process: run episodes from ``jobs``, reusing one env per (task, mode)."""
+    # Its own process group: if it dies, the parent stops the sandbox processes it leaves.
+    os.setsid()
     import gymnasium as gym
 
     import dynacu_gym  # noqa: F401 - registers the envs
@@ -379,6 +382,7 @@ def _run_workers(
             except queue.Empty:
                 for proc in [p for p in procs if not p.is_alive()]:
                     procs.remove(proc)
+                    _stop_group(proc.pid)  # its Xvfb, PulseAudio, ... outlive it otherwise
                     held = running.pop(proc.pid, None)
                     if held is not None:
                         error = f"the worker process died (exit code {proc.exitcode})"
@@ -411,6 +415,23 @@ def _run_workers(
             if proc.is_alive():
                 proc.kill()
                 proc.join()
+            _stop_group(proc.pid)
+
+
+def _stop_group(pgid: int, grace_s: float = 3.0) -> None:
+    """Stop every process left in a dead worker's process group (SIGTERM, then SIGKILL)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            time.sleep(0.05)
 
 
 def summary_rows(lines: list[dict[str, Any]]) -> list[tuple[str, ...]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import wave
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -92,8 +93,24 @@ def test_oracle_succeeds_null_fails_and_a_run_resumes(tmp_path):
     assert (tmp_path / "report.md").exists() and (tmp_path / "summary.csv").exists()
 
 
+def _orphaned_sandbox_parts() -> set[int]:
+    """Xvfb and PulseAudio processes whose parent died (adopted by init)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)
+            name = fields[0].split("(", 1)[1]
+            ppid = int(fields[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == 1 and name in ("Xvfb", "pulseaudio"):
+            found.add(int(stat.parent.name))
+    return found
+
+
 @pytest.mark.browser
 def test_crashed_worker_is_retried_once_then_recorded_as_infra(tmp_path):
+    orphans_before = _orphaned_sandbox_parts()
     marker = tmp_path / "crashed"
     once = AgentSpec("crash_agents:CrashOnce", {"marker": str(marker)})
     (line,) = evaluate(once, ["F1"], ["standard"], tmp_path / "once")
@@ -105,6 +122,8 @@ def test_crashed_worker_is_retried_once_then_recorded_as_infra(tmp_path):
     # Resuming does not run a recorded infra failure again unless asked to.
     assert evaluate(AgentSpec("crash_agents:CrashAlways"), ["F1"], ["standard"], tmp_path)
     assert len(read_lines(tmp_path / "episodes.jsonl")) == 1
+    # The crashed workers' sandboxes were stopped, not left running.
+    assert _orphaned_sandbox_parts() - orphans_before == set()
 
 
 @pytest.mark.browser
