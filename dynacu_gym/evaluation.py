@@ -143,9 +143,7 @@ def run_one(spec: EpisodeSpec, agent: AgentSpec, env: Any | None = None) -> dict
 
     import dynacu_gym  # noqa: F401 - registers the envs
     from dynacu_gym.episode import run_episode
-    from dynacu_gym.tasks import find_task
 
-    task = find_task(spec.task)
     own = env is None
     if env is None:
         env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode)
@@ -154,32 +152,45 @@ def run_one(spec: EpisodeSpec, agent: AgentSpec, env: Any | None = None) -> dict
     finally:
         if own:
             env.close()
-    return {
-        "task": spec.task,
-        "category": task.category,
-        "tier": task.tier,
-        "mode": spec.mode,
-        "agent": agent.name,
-        "model": agent.model,
-        "repeat": spec.repeat,
-        "seed": spec.seed,
-        "success": outcome.success,
-        "reward": outcome.reward,
-        "result": outcome.result,
-        "steps": outcome.steps,
-        "wall_s": round(outcome.seconds, 3),
-        "agent_s": round(outcome.agent_seconds, 3),
-        "perception_s": outcome.perception_seconds,
-        "tokens": outcome.tokens,
-        "llm_calls": outcome.llm_calls,
-        "infra_error": outcome.infra_error,
-        "attempts": 1,
-        "agent_errors": len(outcome.errors),
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
+    return _line(
+        spec,
+        agent,
+        success=outcome.success,
+        reward=outcome.reward,
+        result=outcome.result,
+        steps=outcome.steps,
+        wall_s=round(outcome.seconds, 3),
+        agent_s=round(outcome.agent_seconds, 3),
+        perception_s=outcome.perception_seconds,
+        tokens=outcome.tokens,
+        llm_calls=outcome.llm_calls,
+        infra_error=outcome.infra_error,
+        attempts=1,
+        agent_errors=len(outcome.errors),
+    )
 
 
 def _infra_line(spec: EpisodeSpec, agent: AgentSpec, error: str, attempts: int) -> dict[str, Any]:
+    return _line(
+        spec,
+        agent,
+        success=False,
+        reward=0.0,
+        result="infra_error",
+        steps=0,
+        wall_s=0.0,
+        agent_s=0.0,
+        perception_s={},
+        tokens={"input": 0, "output": 0},
+        llm_calls=0,
+        infra_error=error,
+        attempts=attempts,
+        agent_errors=0,
+    )
+
+
+def _line(spec: EpisodeSpec, agent: AgentSpec, **outcome: Any) -> dict[str, Any]:
+    """An episode line: who and what ran (from the specs), then how it went."""
     from dynacu_gym.tasks import find_task
 
     task = find_task(spec.task)
@@ -192,18 +203,7 @@ def _infra_line(spec: EpisodeSpec, agent: AgentSpec, error: str, attempts: int) 
         "model": agent.model,
         "repeat": spec.repeat,
         "seed": spec.seed,
-        "success": False,
-        "reward": 0.0,
-        "result": "infra_error",
-        "steps": 0,
-        "wall_s": 0.0,
-        "agent_s": 0.0,
-        "perception_s": {},
-        "tokens": {"input": 0, "output": 0},
-        "llm_calls": 0,
-        "infra_error": error,
-        "attempts": attempts,
-        "agent_errors": 0,
+        **outcome,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 
