@@ -17,17 +17,43 @@
  *   chapters       [{t, title}] (optional; t in episode seconds)
  *   more_episodes  [{title, meta}] listed under the chapters (optional)
  *   library        [{name, color}] the sidebar's "Your shows" (optional)
- *   answer         {field, title, label, placeholder, button}; field defaults to the task's
- *                  only answer field
+ *   live           a live show (default false): LIVE badge and listener count instead of the
+ *                  progress bar and skip buttons; the position is the wall clock, so pausing
+ *                  only silences it and playing again resumes at the live edge
+ *   listeners      listeners shown for a live show (drifts a little while it runs)
+ *
+ * The panel on the right is one of (the first present wins: chat, poll, bookmark, answer):
+ *
+ *   answer    {field, title, label, placeholder, button}; field defaults to the task's only
+ *             answer field. fields = [{field, label, placeholder}] asks several at once (all
+ *             must be right). closes_at = seconds after the start (wall clock): a countdown
+ *             ("countdown" text, default "Closes in") and, if nothing was sent by then, the
+ *             panel closes ("closed_text") and the episode ends as "timeout".
+ *   bookmark  {field, window, title, label, placeholder, button}: "new bookmark at <position>"
+ *             with a title box. Adding one decides the episode: a position outside
+ *             window = [from, to) (episode seconds) is the failure "wrong_moment", else the
+ *             title is checked as the answer. Pausing keeps the position still.
+ *   poll      {field, title, question, options, opens_at, open_s, countdown, closed_text,
+ *             empty_text}:
+ *             a listener poll that opens when the episode reaches opens_at and stays open
+ *             open_s seconds of wall-clock time; options appear in an order drawn from
+ *             ctx.rng(); a vote is checked as the answer; a poll that closes unanswered ends
+ *             the episode as "timeout".
+ *   chat      {field, reply_to, title, placeholder, max_messages}: the live chat. Comments come
+ *             from the timeline; each has a Reply button. A reply to reply_to's comment is
+ *             checked as the answer; a reply to anyone else is the failure "wrong_comment";
+ *             a message that replies to nobody is only posted.
  *
  * Timeline lines (script lines with `show`): the text appears over the artwork, like chapter art,
  * while the episode position is in [t, until); with kind = "toast" it appears as a notification
- * at the top right instead. Timeline and audio follow the episode position, so pausing the
- * episode pauses them too.
+ * at the top right instead; with kind = "comment" and author = "handle" it is a chat comment,
+ * shown from t until `until` or until newer messages push it out of the chat. Timeline and
+ * audio follow the episode position, so pausing the episode pauses them too (a live show's
+ * position runs on regardless).
  *
  * Playback: the page schedules the clips itself (autoplayAudio: false) so that pausing stops
  * them. Pausing in the middle of a spoken line rewinds the position to the start of that line,
- * so resuming replays the line whole (the runtime cannot start a clip part-way through).
+ * so resuming replays the line whole; a live show instead resumes mid-line, at the live edge.
  */
 (function () {
   "use strict";
@@ -63,6 +89,12 @@
     queue: '<path d="M3 6h13v2H3zm0 5h13v2H3zm0 5h9v2H3zm14-1v-5l5 3.5z"/>',
     podcast: '<path d="M12 2a9 9 0 0 0-4 17.1v-2.3a7 7 0 1 1 8 0v2.3A9 9 0 0 0 12 2zm0 4a5 5 0 0 0-3 9v-2.8a3 3 0 1 1 6 0V15a5 5 0 0 0-3-9zm-1.5 7.5h3L13 22h-2z"/>',
     check: '<path d="M9 16.2 4.8 12l-1.4 1.4L9 19 21 7l-1.4-1.4z"/>',
+    bookmark: '<path d="M17 3H7a2 2 0 0 0-2 2v16l7-3 7 3V5a2 2 0 0 0-2-2z"/>',
+    reply: '<path d="M10 9V5l-7 7 7 7v-4.1c5 0 8.5 1.6 11 5.1-1-5-4-10-11-11z"/>',
+    close: '<path d="M19 6.4 17.6 5 12 10.6 6.4 5 5 6.4 10.6 12 5 17.6 6.4 19l5.6-5.6 5.6 5.6 1.4-1.4-5.6-5.6z"/>',
+    poll: '<path d="M4 20h4V10H4zm6 0h4V4h-4zm6 0h4v-7h-4z"/>',
+    clock: '<path d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 18a8 8 0 1 1 0-16 8 8 0 0 1 0 16zm.5-13H11v6l5.2 3.2.8-1.3-4.5-2.7z"/>',
+    people: '<path d="M16 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6zm-8 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6zm0 2c-2.3 0-7 1.2-7 3.5V19h14v-2.5C15 14.2 10.3 13 8 13zm8 0h-1c1.2.9 2 2 2 3.5V19h6v-2.5c0-2.3-4.7-3.5-7-3.5z"/>',
   };
 
   function icon(name, size = 24) {
@@ -145,16 +177,18 @@
    * clips: [{index, at, duration}] with `at` in episode seconds.
    */
   class Track {
-    constructor(ctx, clips, length) {
+    constructor(ctx, clips, length, live) {
       this.ctx = ctx;
       this.clips = clips;
       this.length = length;
+      this.live = Boolean(live);
       this.pos = 0;          // position when last anchored (seconds)
       this.anchor = 0;       // ctx.now() at that moment
       this.playing = false;
     }
 
     position() {
+      if (this.live) return Math.min(this.ctx.now(), this.length);
       const p = this.playing ? this.pos + (this.ctx.now() - this.anchor) : this.pos;
       return Math.min(p, this.length);
     }
@@ -167,26 +201,28 @@
 
     play() {
       if (this.playing) return;
-      if (this.pos >= this.length - 0.05) this.pos = 0;  // at the end: play from the start
+      if (this.live) this.pos = this.position();  // back at the live edge
+      else if (this.pos >= this.length - 0.05) this.pos = 0;  // at the end: play from the start
       this.anchor = this.ctx.now();
       this.playing = true;
       for (const c of this.clips) {
-        if (c.at >= this.pos - 1e-3) {
-          const src = this.ctx.playClip(c.index, c.at - this.pos);
-          // The runtime resumes its AudioContext only when it autoplays; do it here.
-          if (src.context.state === "suspended") src.context.resume();
-        }
+        let src = null;
+        if (c.at >= this.pos - 1e-3) src = this.ctx.playClip(c.index, c.at - this.pos);
+        else if (this.live && c.at + c.duration > this.pos + 0.05) src = this.ctx.playClip(c.index, 0, this.pos - c.at);
+        // The runtime resumes its AudioContext only when it autoplays; do it here.
+        if (src && src.context.state === "suspended") src.context.resume();
       }
     }
 
     pause() {
       if (!this.playing) return;
-      this.pos = this.lineStart(this.position());
+      this.pos = this.live ? this.position() : this.lineStart(this.position());
       this.playing = false;
       this.ctx.stopAudio();
     }
 
     seek(p) {
+      if (this.live) return;
       const wasPlaying = this.playing;
       if (wasPlaying) { this.playing = false; this.ctx.stopAudio(); }
       this.pos = this.lineStart(Math.max(0, Math.min(p, this.length)));
@@ -240,7 +276,7 @@
     const art = artwork(cfg.art, cfg.show, 220);
     ui.artNote = el("div", {class: "art-note"});
     art.append(ui.artNote);
-    const meta = [cfg.episode_label, cfg.published, clock(track.length)].filter(Boolean).join("  ·  ");
+    const meta = track.live ? "" : [cfg.episode_label, cfg.published, clock(track.length)].filter(Boolean).join("  ·  ");
     ui.heroPlay = el("button", {class: "pill primary", attrs: {id: "hero-play", "aria-label": "Play"}});
     const actions = el("div", {class: "hero-actions"},
       ui.heroPlay,
@@ -250,8 +286,13 @@
     );
     // The extra buttons are part of the look; following or sharing does nothing here.
     actions.querySelectorAll("button:not(#hero-play)").forEach((b) => b.addEventListener("click", (e) => e.preventDefault()));
+    const eyebrow = el("div", {class: "eyebrow", text: meta.toUpperCase()});
+    if (track.live) {
+      ui.listenersHero = el("span", {});
+      eyebrow.append(el("span", {class: "live-pill", text: "LIVE"}), el("span", {text: "Now streaming  ·  "}), ui.listenersHero);
+    }
     const text = el("div", {class: "hero-text"},
-      el("div", {class: "eyebrow", text: meta.toUpperCase()}),
+      eyebrow,
       el("h1", {text: cfg.episode_title || "Untitled episode"}),
       el("div", {class: "show-name", text: cfg.show || ""}),
       cfg.host ? el("div", {class: "host", text: cfg.host}) : null,
@@ -293,35 +334,248 @@
     }
   }
 
+  // ---- the panel on the right: answer, bookmark, poll or live chat -------------------------
+  /** Functions called on every render with (episode position, wall clock). */
+  const ticks = [];
+
+  function setStatus(node, text, ok) {
+    node.replaceChildren();
+    if (ok) node.append(el("span", {html: icon("check", 16)}));
+    node.append(text);
+  }
+
   function buildAnswerPanel(ctx, cfg) {
     const answer = cfg.answer || {};
-    const field = answerField(ctx, answer);
     const panel = document.getElementById("answer-panel");
-    ui.answerInput = el("input", {attrs: {id: "answer-input", type: "text", autocomplete: "off", spellcheck: "false",
-      placeholder: answer.placeholder || "Type your answer"}});
+    const several = Array.isArray(answer.fields) && answer.fields.length > 0;
+    const fields = several ? answer.fields : [{field: answerField(ctx, answer), label: answer.label, placeholder: answer.placeholder}];
+    panel.append(el("h2", {text: answer.title || "Answer"}));
+    const inputs = fields.map((f) => {
+      const input = el("input", {attrs: {id: several ? "answer-input-" + f.field : "answer-input", type: "text",
+        autocomplete: "off", spellcheck: "false", placeholder: f.placeholder || answer.placeholder || "Type your answer"}});
+      panel.append(el("label", {text: f.label || "Your answer", attrs: {for: input.id}}), input);
+      return input;
+    });
+    if (several) panel.classList.add("several");
+    ui.answerInput = inputs[0];
     ui.answerSubmit = el("button", {class: "submit", text: answer.button || "Submit", attrs: {id: "answer-submit"}});
     ui.answerStatus = el("div", {class: "answer-status", attrs: {id: "answer-status"}});
-    panel.append(
-      el("h2", {text: answer.title || "Answer"}),
-      el("label", {text: answer.label || "Your answer", attrs: {for: "answer-input"}}),
-      ui.answerInput,
-      ui.answerSubmit,
-      ui.answerStatus,
-    );
-    let sent = false;
+    panel.append(ui.answerSubmit, ui.answerStatus);
+    let sent = false, closed = false;
     async function submit() {
-      const text = ui.answerInput.value.trim();
-      if (sent) return;
-      if (!text) { ui.answerStatus.textContent = "Type an answer first."; return; }
+      if (sent || closed) return;
+      const texts = inputs.map((i) => i.value.trim());
+      if (texts.some((t) => !t)) {
+        ui.answerStatus.textContent = several ? "Fill in every box first." : "Type an answer first.";
+        return;
+      }
       sent = true;
-      ui.answerInput.disabled = true;
+      inputs.forEach((i) => { i.disabled = true; });
       ui.answerSubmit.disabled = true;
-      ui.answerStatus.innerHTML = icon("check", 16);
-      ui.answerStatus.append(" Answer submitted");
-      await ctx.checkAnswer(field, text);
+      setStatus(ui.answerStatus, " Answer submitted", true);
+      if (!several) { await ctx.checkAnswer(fields[0].field, texts[0]); return; }
+      const right = await Promise.all(fields.map((f, k) => ctx.matches(f.field, texts[k])));
+      if (right.every(Boolean)) ctx.succeed(); else ctx.fail("wrong_answer");
     }
     ui.answerSubmit.addEventListener("click", submit);
-    ui.answerInput.addEventListener("keydown", (e) => { if (e.key === "Enter") submit(); });
+    inputs.forEach((i) => i.addEventListener("keydown", (e) => { if (e.key === "Enter") submit(); }));
+    if (answer.closes_at != null) {
+      const countdown = el("div", {class: "countdown", attrs: {id: "answer-countdown"}});
+      panel.insertBefore(countdown, panel.children[1]);
+      ticks.push((p, now) => {
+        if (sent || closed) return;
+        const left = Math.max(0, Math.ceil(answer.closes_at - now));
+        countdown.innerHTML = icon("clock", 14);
+        countdown.append(" " + (answer.countdown || "Closes in") + " " + clock(left));
+        countdown.classList.toggle("urgent", left <= 10);
+      });
+      ctx.at(answer.closes_at, () => {
+        if (sent) return;
+        closed = true;
+        inputs.forEach((i) => { i.disabled = true; });
+        ui.answerSubmit.disabled = true;
+        countdown.textContent = answer.closed_text || "Closed";
+        countdown.classList.add("closed");
+        ctx.timeout();
+      });
+    }
+  }
+
+  function buildBookmarkPanel(ctx, cfg, track) {
+    const b = cfg.bookmark;
+    const field = answerField(ctx, b);
+    const [from, to] = b.window;
+    const panel = document.getElementById("answer-panel");
+    panel.classList.add("bookmark-panel");
+    const at = el("span", {class: "bm-time", attrs: {id: "bookmark-time"}});
+    const input = el("input", {attrs: {id: "bookmark-title", type: "text", autocomplete: "off", spellcheck: "false",
+      placeholder: b.placeholder || "Bookmark title"}});
+    const add = el("button", {class: "submit", html: icon("bookmark", 16) + `<span></span>`, attrs: {id: "bookmark-add"}});
+    add.querySelector("span").textContent = b.button || "Add bookmark";
+    const status = el("div", {class: "answer-status", attrs: {id: "bookmark-status"}});
+    const list = el("ul", {class: "bm-list"}, el("li", {class: "bm-empty", text: "No bookmarks in this episode yet."}));
+    panel.append(
+      el("h2", {text: b.title || "Bookmarks"}),
+      el("div", {class: "bm-new"}, el("span", {html: icon("bookmark", 15)}), el("span", {text: b.label || "New bookmark at"}), at),
+      input, add, status, list,
+    );
+    ticks.push((p) => { at.textContent = clock(p); });
+    let sent = false;
+    async function save() {
+      if (sent) return;
+      const title = input.value.trim();
+      if (!title) { status.textContent = "Give the bookmark a title first."; return; }
+      const p = track.position();
+      sent = true;
+      input.disabled = true;
+      add.disabled = true;
+      list.replaceChildren(el("li", {}, el("span", {class: "bm-at", text: clock(p)}), el("span", {class: "bm-title", text: title})));
+      setStatus(status, " Bookmark added", true);
+      if (p < from - 1e-3 || p >= to) { ctx.fail("wrong_moment"); return; }
+      await ctx.checkAnswer(field, title);
+    }
+    add.addEventListener("click", save);
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") save(); });
+  }
+
+  function buildPollPanel(ctx, cfg) {
+    const poll = cfg.poll;
+    const field = answerField(ctx, poll);
+    const panel = document.getElementById("answer-panel");
+    panel.classList.add("poll-panel");
+    // The order of the options is drawn once, from the seed.
+    const options = poll.options.slice();
+    for (let i = options.length - 1; i > 0; i--) {
+      const j = Math.floor(ctx.rng() * (i + 1));
+      [options[i], options[j]] = [options[j], options[i]];
+    }
+    const body = el("div", {class: "poll-body"}, el("p", {class: "poll-empty", text: poll.empty_text || "No open poll right now."}));
+    panel.append(el("h2", {}, el("span", {class: "h2-icon", html: icon("poll", 16)}), el("span", {text: poll.title || "Listener poll"})), body);
+    let state = "waiting", closesAt = 0, countdown = null;
+    function open(now) {
+      state = "open";
+      closesAt = now + (poll.open_s || 15);
+      countdown = el("div", {class: "countdown", attrs: {id: "poll-countdown"}});
+      const buttons = options.map((label) => {
+        const button = el("button", {class: "poll-option", attrs: {"data-label": label}}, el("span", {class: "dot"}), el("span", {text: label}));
+        button.addEventListener("click", () => vote(button, label));
+        return button;
+      });
+      body.replaceChildren(el("p", {class: "poll-question", text: poll.question || ""}), ...buttons, countdown);
+      ctx.at(closesAt, () => {
+        if (state !== "open") return;
+        state = "closed";
+        // Closed: the options leave the page.
+        body.replaceChildren(el("p", {class: "poll-empty", text: poll.closed_text || "This poll has closed."}));
+        ctx.timeout();
+      });
+    }
+    async function vote(button, label) {
+      if (state !== "open") return;
+      state = "voted";
+      button.classList.add("chosen");
+      body.querySelectorAll(".poll-option").forEach((b) => { b.disabled = true; });
+      countdown.classList.remove("urgent");
+      setStatus(countdown, " Vote recorded", true);
+      await ctx.checkAnswer(field, label);
+    }
+    ticks.push((p, now) => {
+      if (state === "waiting" && p >= poll.opens_at) open(now);
+      if (state === "open") {
+        const left = Math.max(0, Math.ceil(closesAt - now));
+        countdown.innerHTML = icon("clock", 14);
+        countdown.append(" " + (poll.countdown || "Closes in") + " " + clock(left));
+        countdown.classList.toggle("urgent", left <= 5);
+      }
+    });
+  }
+
+  /** A colour for a chat handle: the same handle always gets the same colour. */
+  function handleColor(handle) {
+    let h = 0;
+    for (const ch of handle) h = (h * 31 + ch.charCodeAt(0)) % 360;
+    return `hsl(${h}, 55%, 45%)`;
+  }
+
+  function buildChatPanel(ctx, cfg, track) {
+    const chat = cfg.chat;
+    const field = answerField(ctx, chat);
+    const panel = document.getElementById("answer-panel");
+    panel.classList.add("chat-panel");
+    const max = chat.max_messages || 4;
+    ui.listenersChat = el("span", {class: "chat-count"});
+    const list = el("ul", {class: "chat-list", attrs: {id: "chat-list"}});
+    const replying = el("div", {class: "chat-replying", attrs: {id: "chat-replying"}});
+    const input = el("input", {attrs: {id: "chat-input", type: "text", autocomplete: "off", spellcheck: "false",
+      placeholder: chat.placeholder || "Say something nice"}});
+    const send = el("button", {class: "chat-send", text: "Send", attrs: {id: "chat-send"}});
+    panel.append(
+      el("h2", {}, el("span", {text: chat.title || "Live chat"}), ui.listenersChat),
+      list, replying, el("div", {class: "chat-form"}, input, send),
+    );
+    const comments = ctx.timeline
+      .filter((i) => i.kind === "comment" && i.show)
+      .map((i, k) => ({id: "c" + k, t: i.t, until: i.until, author: i.author || "listener", text: i.show}));
+    const mine = [];
+    const rows = new Map();
+    let target = null, sent = false;
+
+    function setTarget(c) {
+      target = c;
+      replying.replaceChildren();
+      replying.classList.toggle("visible", Boolean(c));
+      if (!c) return;
+      const cancel = el("button", {class: "chat-cancel", html: icon("close", 14), attrs: {"aria-label": "Cancel reply"}});
+      cancel.addEventListener("click", () => setTarget(null));
+      replying.append(el("span", {html: icon("reply", 14)}), el("span", {text: "Replying to @" + c.author}), cancel);
+      input.focus();
+    }
+
+    function row(c) {
+      const avatar = el("span", {class: "chat-avatar", text: c.author.slice(0, 1).toUpperCase()});
+      avatar.style.background = c.own ? "var(--accent)" : handleColor(c.author);
+      const head = el("div", {class: "chat-head"}, el("span", {class: "chat-author", text: c.own ? "You" : "@" + c.author}));
+      if (c.to) head.append(el("span", {class: "chat-to", text: "replying to @" + c.to}));
+      const li = el("li", {class: "chat-msg" + (c.own ? " own" : ""), attrs: {"data-author": c.own ? "" : c.author}},
+        avatar, el("div", {class: "chat-text"}, head, el("div", {class: "chat-body", text: c.text})));
+      if (!c.own) {
+        const reply = el("button", {class: "reply", html: icon("reply", 13) + "<span>Reply</span>", attrs: {"aria-label": "Reply to @" + c.author}});
+        reply.addEventListener("click", () => setTarget(c));
+        li.append(reply);
+      }
+      return li;
+    }
+
+    async function submit() {
+      const text = input.value.trim();
+      if (!text || sent) return;
+      const p = track.position();
+      input.value = "";
+      mine.push({id: "m" + mine.length, t: p, own: true, author: "you", text, to: target ? target.author : ""});
+      const to = target;
+      setTarget(null);
+      render(ctx, track);
+      if (!to) return;  // a plain chat message decides nothing
+      sent = true;
+      input.disabled = true;
+      send.disabled = true;
+      if (to.author !== chat.reply_to) { ctx.fail("wrong_comment"); return; }
+      await ctx.checkAnswer(field, text);
+    }
+    send.addEventListener("click", submit);
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") submit(); });
+
+    ticks.push((p) => {
+      // Messages exist in the page only while they are in the chat's window.
+      const shown = comments.filter((c) => c.t <= p && (c.until == null || p < c.until))
+        .concat(mine).sort((a, b) => a.t - b.t).slice(-max);
+      const ids = shown.map((c) => c.id).join(",");
+      if (list.dataset.ids === ids) return;
+      list.dataset.ids = ids;
+      for (const [id, li] of rows) if (!shown.some((c) => c.id === id)) { li.remove(); rows.delete(id); }
+      shown.forEach((c) => { if (!rows.has(c.id)) rows.set(c.id, row(c)); });
+      list.replaceChildren(...shown.map((c) => rows.get(c.id)));
+    });
   }
 
   function buildPlayer(cfg, track) {
@@ -345,7 +599,15 @@
       el("div", {class: "right"}, el("span", {class: "speed", text: "1×"}), el("span", {html: icon("volume", 20)}),
         el("div", {class: "volume"}, el("div", {class: "volume-fill"}))),
     );
-    const seekable = cfg.allow_seek !== false;
+    if (track.live) {
+      // A live stream: no skipping and no scrubbing, only the time it has been on air.
+      ui.back.hidden = true;
+      ui.fwd.hidden = true;
+      ui.progress.classList.add("live");
+      ui.knob.hidden = true;
+      ui.remaining.replaceChildren(el("span", {class: "live-pill", text: "LIVE"}));
+    }
+    const seekable = cfg.allow_seek !== false && !track.live;
     ui.back.addEventListener("click", () => seekable && track.seek(track.position() - 15));
     ui.fwd.addEventListener("click", () => seekable && track.seek(track.position() + 30));
     ui.progress.addEventListener("click", (e) => {
@@ -366,11 +628,15 @@
     }
     setHtml(ui.barPlay, icon(playing ? "pause" : "play", 26));
     setHtml(ui.heroPlay, icon(playing ? "pause" : "play", 18) + `<span>${playing ? "Pause" : "Play"}</span>`);
-    const frac = track.length ? p / track.length : 0;
-    ui.fill.style.width = (frac * 100).toFixed(2) + "%";
-    ui.knob.style.left = (frac * 100).toFixed(2) + "%";
     ui.elapsed.textContent = clock(p);
-    ui.remaining.textContent = "-" + clock(track.length - p);
+    if (track.live) {
+      ui.fill.style.width = "100%";
+    } else {
+      const frac = track.length ? p / track.length : 0;
+      ui.fill.style.width = (frac * 100).toFixed(2) + "%";
+      ui.knob.style.left = (frac * 100).toFixed(2) + "%";
+      ui.remaining.textContent = "-" + clock(track.length - p);
+    }
 
     let current = -1;
     ui.chapters.forEach((c, k) => { if (c.t <= p + 1e-3) current = k; });
@@ -381,7 +647,7 @@
 
     // Timeline content exists in the DOM only while it is on screen.
     const active = ctx.timeline.filter((item) => item.show && item.t <= p && (item.until == null || p < item.until));
-    const note = active.filter((i) => i.kind !== "toast").pop();
+    const note = active.filter((i) => !i.kind || i.kind === "art").pop();
     const noteText = note ? note.show : "";
     if (ui.artNote.textContent !== noteText) {
       ui.artNote.textContent = noteText;
@@ -393,9 +659,17 @@
       box.dataset.shown = JSON.stringify(toasts);
       box.replaceChildren(...toasts.map((text) => el("div", {class: "toast"}, el("span", {class: "toast-icon", html: icon("podcast", 16)}), el("span", {text}))));
     }
+    const now = ctx.now();
+    for (const tick of ticks) tick(p, now);
   }
 
   let track = null;
+
+  function setListeners(count) {
+    const text = count.toLocaleString("en-US") + " listening";
+    if (ui.listenersHero) ui.listenersHero.textContent = text;
+    if (ui.listenersChat) ui.listenersChat.textContent = text;
+  }
 
   DynaCU.task({
     autoplayAudio: false,
@@ -404,12 +678,16 @@
       document.title = (cfg.show ? cfg.show + " – " : "") + (cfg.app_name || "Podcasts");
       const length = cfg.length_s || ctx.episode.duration;
       const clips = ctx.audioClips.map((c, i) => ({index: i, at: c.t, duration: c.duration}));
-      track = new Track(ctx, clips, length);
+      track = new Track(ctx, clips, length, cfg.live);
       buildSidebar(cfg);
       buildHero(ctx, cfg, track);
       buildEpisodePanel(cfg, track);
-      buildAnswerPanel(ctx, cfg);
+      if (cfg.chat) buildChatPanel(ctx, cfg, track);
+      else if (cfg.poll) buildPollPanel(ctx, cfg);
+      else if (cfg.bookmark) buildBookmarkPanel(ctx, cfg, track);
+      else buildAnswerPanel(ctx, cfg);
       buildPlayer(cfg, track);
+      if (track.live) setListeners(cfg.listeners || 0);
       const toggle = () => (track.playing ? track.pause() : track.play());
       ui.barPlay.addEventListener("click", () => { toggle(); render(ctx, track); });
       ui.heroPlay.addEventListener("click", () => { toggle(); render(ctx, track); });
@@ -423,6 +701,14 @@
       if (ctx.config.autoplay !== false) track.play();
       render(ctx, track);
       ctx.every(0.1, () => render(ctx, track));
+      if (track.live && ctx.config.listeners) {
+        // A live audience comes and goes: the count drifts by a few percent.
+        let count = ctx.config.listeners;
+        ctx.every(4, () => {
+          count = Math.max(1, Math.round(count * (1 + (ctx.rng() - 0.42) * 0.04)));
+          setListeners(count);
+        });
+      }
     },
   });
 })();
