@@ -54,8 +54,11 @@ def _page_sources(task) -> list[str]:
             p for p in (tasks_root() / "_shared" / "apps" / task.app).rglob("*") if p.is_file()
         ]
     files.append(tasks_root() / "_shared" / "dynacu-task.js")
-    # SVG geometry is numbers that mean nothing to a reader ("M8 5.5v13"): not content.
-    geometry = re.compile(r"""\b(d|points|viewbox)=(["'])[^"']*\2""")
+    # SVG geometry is numbers that mean nothing to a reader ("M8 5.5v13", r="25"): not content.
+    geometry = re.compile(
+        r"""\b(d|points|viewbox|r|rx|ry|cx|cy|x|y|x1|x2|y1|y2|width|height|stroke-width)"""
+        r"""=(["'])[^"']*\2"""
+    )
     return [geometry.sub("", p.read_text(errors="ignore").lower()) for p in files]
 
 
