@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dynacu_gym.audio_assets import AudioNotRendered, audio_clips, script_hash, spoken_lines
@@ -36,6 +39,66 @@ def test_audio_matches_script(task_id):
     assert len(clips) == len(spoken_lines(task))
     for clip in clips:
         assert (task.root / clip["src"].removeprefix("/task/")).is_file()
+
+
+def _decode(path: Path, rate: int = 16000) -> np.ndarray:
+    """A committed clip as float mono PCM, decoded by ffmpeg."""
+    pcm = subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-i",
+            str(path),
+            "-f",
+            "s16le",
+            "-ac",
+            "1",
+            "-ar",
+            str(rate),
+            "-",
+        ],
+        capture_output=True,
+        check=True,
+    ).stdout
+    return np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768
+
+
+def _median_pitch(audio: np.ndarray, rate: int = 16000) -> float:
+    """Median fundamental frequency (Hz) of the voiced 40 ms frames, by autocorrelation."""
+    frame, lo, hi = int(0.04 * rate), rate // 400, rate // 60  # 60-400 Hz
+    loud = np.sqrt(np.mean(audio**2)) * 0.5
+    pitches = []
+    for start in range(0, len(audio) - frame, frame // 2):
+        x = audio[start : start + frame]
+        if np.sqrt(np.mean(x**2)) < loud:
+            continue
+        x = x - x.mean()
+        ac = np.correlate(x, x, "full")[frame - 1 :]
+        window = ac[lo:hi]
+        if window.max() < 0.5 * ac[0]:  # not clearly periodic: unvoiced or silence
+            continue
+        # The first lag nearly as strong as the best: the period, not a multiple of it.
+        lag = lo + int(np.argmax(window >= 0.9 * window.max()))
+        pitches.append(rate / lag)
+    return float(np.median(pitches))
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_speakers_sound_different(task_id):
+    """Two voices in one task are told apart by ear: their measured pitch differs by 5% or more."""
+    task = find_task(task_id)
+    clips = audio_clips(task)
+    by_speaker: dict[str, list[np.ndarray]] = {}
+    for clip, (_, line) in zip(clips, spoken_lines(task), strict=True):
+        path = task.root / clip["src"].removeprefix("/task/")
+        by_speaker.setdefault(line.speaker or "", []).append(_decode(path))
+    if len(by_speaker) < 2:
+        pytest.skip("one voice")
+    pitch = {name: _median_pitch(np.concatenate(parts)) for name, parts in by_speaker.items()}
+    for a, b in itertools.combinations(sorted(pitch), 2):
+        ratio = max(pitch[a], pitch[b]) / min(pitch[a], pitch[b])
+        assert ratio >= 1.05, f"{a} ({pitch[a]:.0f} Hz) and {b} ({pitch[b]:.0f} Hz) sound alike"
 
 
 def _page_sources(task) -> list[str]:
