@@ -43,8 +43,15 @@ lint: python
 test: setup lint
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
+# Everything, every task end to end. The default suite runs alone first, then the other slow
+# tests; last, each task's own episodes (real time, mostly waiting on the page) run TASK_JOBS
+# at a time with pytest-xdist.
+TASK_JOBS ?= 3
+TASK_TESTS := tests/test_solutions.py tests/test_check_env.py
 test-all: setup lint
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -m slow $(foreach t,$(TASK_TESTS),--ignore=$(t)) $(PYTEST_ARGS)
+	$(PY) -m pytest -m slow -n $(TASK_JOBS) $(TASK_TESTS) $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) benchmarks/env_overhead.py
