@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +12,7 @@ import pytest
 
 from dynacu_gym.audio_assets import AudioNotRendered, audio_clips, script_hash, spoken_lines
 from dynacu_gym.paths import tasks_root
+from dynacu_gym.perception.asr import SAMPLE_RATE, decode_audio
 from dynacu_gym.registration import catalogue
 from dynacu_gym.tasks import TaskFormatError, find_task, load_task, task_folders
 
@@ -41,30 +41,7 @@ def test_audio_matches_script(task_id):
         assert (task.root / clip["src"].removeprefix("/task/")).is_file()
 
 
-def _decode(path: Path, rate: int = 16000) -> np.ndarray:
-    """A committed clip as float mono PCM, decoded by ffmpeg."""
-    pcm = subprocess.run(
-        [
-            "ffmpeg",
-            "-v",
-            "error",
-            "-i",
-            str(path),
-            "-f",
-            "s16le",
-            "-ac",
-            "1",
-            "-ar",
-            str(rate),
-            "-",
-        ],
-        capture_output=True,
-        check=True,
-    ).stdout
-    return np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768
-
-
-def _median_pitch(audio: np.ndarray, rate: int = 16000) -> float:
+def _median_pitch(audio: np.ndarray, rate: int = SAMPLE_RATE) -> float:
     """Median fundamental frequency (Hz) of the voiced 40 ms frames, by autocorrelation."""
     frame, lo, hi = int(0.04 * rate), rate // 400, rate // 60  # 60-400 Hz
     loud = np.sqrt(np.mean(audio**2)) * 0.5
@@ -92,7 +69,7 @@ def test_speakers_sound_different(task_id):
     by_speaker: dict[str, list[np.ndarray]] = {}
     for clip, (_, line) in zip(clips, spoken_lines(task), strict=True):
         path = task.root / clip["src"].removeprefix("/task/")
-        by_speaker.setdefault(line.speaker or "", []).append(_decode(path))
+        by_speaker.setdefault(line.speaker or "", []).append(decode_audio(path.read_bytes()))
     if len(by_speaker) < 2:
         pytest.skip("one voice")
     pitch = {name: _median_pitch(np.concatenate(parts)) for name, parts in by_speaker.items()}
