@@ -7,21 +7,49 @@
  *   [config.carousel]
  *   interval_s = 5          seconds per slide when nobody touches it
  *   pause_on_hover = false  hold the slide while the pointer is over the banner
+ *   label = "Deal of the hour"   a tag on the banner's corner
  *   [[config.slides]]       in rotation order
- *     id, eyebrow, headline, sub, cta, hue (background), art (see ART below), badge ("-20%"),
- *     code (a coupon shown on the slide), code_label ("Use code"), fine (small print),
- *     dark = true (light text on a dark background)
- *   [[config.products]]     tiles: name, price, was, rating (0-5), reviews, art, hue, tag
+ *     id, eyebrow, headline, sub, cta, hue (background), art (a drawing: lamp, mug, plant,
+ *     chair, candle, vase, pillow, sneaker, bag, headphones, watch, gift, truck, tag, blanket,
+ *     book, calendar, pan, spoon, tent, mic), badge ("-20%"), code (a coupon shown on the
+ *     slide), code_label ("Use code"), fine (small print), dark = true (light text on dark);
+ *     a slide may sell a product: name (default: headline), price, was, rating, reviews and
+ *     add = true (an "Add to bag" button on the slide instead of the cta)
+ *   [[config.products]]     tiles: name, price, was, rating (0-5), reviews, art, hue, tag,
+ *                           spec (a line under the name: "2-person  ·  1.9 kg")
  *   products_title = "Trending now"
  *   [config.cart]           items = [{name, price, qty, art, hue, variant}], shipping = 0 (free)
  *                           fine = "small print under Checkout"
  *   [config.promo]          field (answer field; default: the first), label, placeholder
+ *   [config.ticker]         label = "Store news": the strip above the header is a news ticker
+ *                           (its items are the timeline's show lines, one at a time)
+ *   [config.section]        what sits under the banner (default: the four product tiles)
+ *     kind = "tiles" | "slider" | "reviews" | "cards"
+ *     title, per_page (cards on screen), interval_s (seconds per page; slider and reviews
+ *     rotate on their own and have arrows), show_rating = true (the rating as a number)
+ *     slider: pages of [[config.products]]; reviews: pages of [[config.reviews]];
+ *     cards: pages of [[config.cards]] (small banners: eyebrow, title, sub, meta, art, hue)
+ *   [[config.reviews]]      quote, author, stars (1-5), meta ("Verified buyer"), product
+ *   [config.form]           an answer form in the bag panel instead of the promo code:
+ *                           field, title, label, placeholder, button, options = [...] (choices
+ *                           instead of a text box), ok / bad (messages), failure (default
+ *                           "wrong_answer")
+ *   [config.pick]           field, failure: the first "Add to bag" (tile or slide) is the
+ *                           answer, checked against field by the product's name
+ *   [config.deadline]       closes_at (seconds), label ("Your bag is reserved for"): a
+ *                           countdown in the bag panel; "timeout" when it runs out
+ *   [config.live]           a live stream in the corner while the script is spoken:
+ *                           kind = "video" (a host on camera) | "assistant" (a voice assistant),
+ *                           name, title, viewers, hue
  *
  * [[script]] entries (ctx.timeline, seconds after the start):
  *   slide = "<id>", until = T   that slide is in the rotation only from t to until: it comes on
  *                               screen at t (the rotation goes on from there) and leaves at until;
  *                               arrows and dots reach it only inside its window
- *   show = "text", until = T    the announcement strip reads this from t to until
+ *   show = "text", until = T    the announcement strip (or the ticker) reads this from t to until
+ *
+ * Only what is on screen is in the DOM: the current slide, the section's current page, the
+ * ticker's current item.
  */
 (function () {
   "use strict";
@@ -86,6 +114,22 @@
       blanket: `<rect x="30" y="60" width="140" height="110" rx="10" fill="${main}"/>
         <path d="M30 86 H170 M30 112 H170 M30 138 H170" stroke="${light}" stroke-width="8"/>
         <path d="M36 170 v10 M52 170 v10 M68 170 v10 M84 170 v10 M100 170 v10 M116 170 v10 M132 170 v10 M148 170 v10 M164 170 v10" stroke="${dark}" stroke-width="4"/>`,
+      book: `<rect x="48" y="34" width="104" height="140" rx="6" fill="${main}"/><rect x="48" y="34" width="16" height="140" fill="${dark}"/>
+        <rect x="78" y="60" width="58" height="8" rx="3" fill="${light}"/><rect x="78" y="76" width="42" height="6" rx="3" fill="${light}"/>
+        <path d="M58 174 v12 l6 -5 l6 5 v-12" fill="#c0392b"/>`,
+      calendar: `<rect x="34" y="46" width="132" height="128" rx="12" fill="${white}" stroke="${dark}" stroke-width="6"/>
+        <path d="M34 58 a12 12 0 0 1 12 -12 H154 a12 12 0 0 1 12 12 V84 H34 Z" fill="${main}"/>
+        <path d="M66 34 v24 M134 34 v24" stroke="${ink}" stroke-width="8" stroke-linecap="round"/>
+        <path d="M58 104 h16 M92 104 h16 M126 104 h16 M58 130 h16 M92 130 h16 M126 130 h16 M58 154 h16 M92 154 h16" stroke="${light}" stroke-width="12"/>`,
+      pan: `<rect x="118" y="92" width="74" height="16" rx="8" fill="${ink}"/><ellipse cx="76" cy="104" rx="62" ry="30" fill="${dark}"/>
+        <ellipse cx="76" cy="98" rx="54" ry="22" fill="${main}"/>`,
+      spoon: `<ellipse cx="70" cy="56" rx="20" ry="30" fill="${main}" transform="rotate(-18 70 56)"/><path d="M76 84 L104 178" stroke="${main}" stroke-width="10" stroke-linecap="round"/>
+        <ellipse cx="130" cy="56" rx="20" ry="30" fill="${dark}" transform="rotate(18 130 56)"/><path d="M124 84 L96 178" stroke="${dark}" stroke-width="10" stroke-linecap="round"/>`,
+      tent: `<path d="M100 34 L176 170 H24 Z" fill="${main}"/><path d="M100 34 L128 170 H72 Z" fill="${dark}"/>
+        <path d="M100 92 L116 170 H84 Z" fill="${light}"/><path d="M100 34 V20" stroke="${ink}" stroke-width="5" stroke-linecap="round"/>
+        <path d="M14 172 H186" stroke="${ink}" stroke-width="5" stroke-linecap="round"/>`,
+      mic: `<rect x="78" y="26" width="44" height="86" rx="22" fill="${main}"/><path d="M60 92 C60 142 140 142 140 92" fill="none" stroke="${dark}" stroke-width="8"/>
+        <path d="M100 134 V170 M74 172 H126" stroke="${dark}" stroke-width="8" stroke-linecap="round"/>`,
     };
     const body = shapes[name] || shapes.bag;
     return `<svg viewBox="0 0 200 200" class="art" aria-hidden="true">${body}</svg>`;
@@ -105,6 +149,7 @@
   let cart = [];
   let bagCount = 0;
   let applied = false;
+  let picked = false;
 
   // ---- which slides are in the rotation at time t ---------------------------------------------
   function windowAt(slide, t) {
@@ -142,6 +187,7 @@
     if (w) shownIn.add(s.id + "@" + w.t);
     const hue = Number.isFinite(Number(s.hue)) ? Number(s.hue) : hueOf(s.id || s.headline || "");
     const slide = el("div", "slide" + (s.dark ? " dark" : ""));
+    slide.dataset.name = productOf(s).name;
     slide.style.background = s.dark
       ? `linear-gradient(120deg, hsl(${hue} 40% 18%), hsl(${(hue + 25) % 360} 45% 30%))`
       : `linear-gradient(120deg, hsl(${hue} 60% 92%), hsl(${(hue + 25) % 360} 55% 80%))`;
@@ -154,7 +200,24 @@
       coupon.append(el("span", "coupon-label", s.code_label || "Use code"), el("span", "coupon-code", s.code));
       text.append(coupon);
     }
-    if (s.cta) text.append(el("span", "slide-cta", s.cta));
+    if (s.price !== undefined) {
+      if (s.rating !== undefined) {
+        const r = el("div", "slide-rating");
+        r.append(el("span", "stars", stars(s.rating)), el("span", "rating-num", Number(s.rating).toFixed(1)),
+          el("span", "reviews", s.reviews ? "(" + s.reviews + " reviews)" : ""));
+        text.append(r);
+      }
+      const price = el("div", "slide-price");
+      price.append(el("span", "now", money(s.price)));
+      if (s.was) price.append(el("span", "was", money(s.was)));
+      text.append(price);
+    }
+    if (s.add) {
+      const add = el("button", "slide-cta slide-add", s.cta || "Add to bag");
+      add.type = "button";
+      add.addEventListener("click", () => addToBag(productOf(s), add));
+      text.append(add);
+    } else if (s.cta) text.append(el("span", "slide-cta", s.cta));
     if (s.fine) text.append(el("div", "slide-fine", s.fine));
     const pic = el("div", "slide-art");
     pic.innerHTML = art(s.art || "bag", hue);
@@ -215,7 +278,11 @@
     const t = ctx.now();
     const a = announcements.find((x) => x.t <= t && (x.until === null || t < x.until));
     const text = a ? a.text : (ctx.config.announcement || "");
-    if ($("announce").textContent !== text) $("announce").textContent = text;
+    const node = $("announce-text") || $("announce");
+    if (node.textContent !== text) {
+      node.textContent = text;
+      if (node.id === "announce-text") { node.classList.remove("fresh"); void node.offsetWidth; node.classList.add("fresh"); }
+    }
   }
 
   // ---- the page around the carousel ------------------------------------------------------------
@@ -236,31 +303,7 @@
     $("nav").replaceChildren(...(shop.nav || []).map((n) => el("span", "nav-item" + (/sale|offers/i.test(n) ? " sale" : ""), n)));
     $("products-title").textContent = c.products_title || "Trending now";
 
-    const tiles = $("tiles");
-    for (const p of (c.products || []).slice(0, 4)) {
-      const tile = el("div", "tile");
-      const img = el("div", "tile-img");
-      const hue = Number.isFinite(Number(p.hue)) ? Number(p.hue) : hueOf(p.name || "");
-      img.style.background = `hsl(${hue} 35% 94%)`;
-      img.innerHTML = art(p.art || "bag", hue);
-      if (p.tag) img.append(el("span", "tile-tag", p.tag));
-      const name = el("div", "tile-name", p.name || "");
-      const rating = el("div", "tile-rating");
-      rating.append(el("span", "stars", stars(p.rating)), el("span", "reviews", p.reviews ? "(" + p.reviews + ")" : ""));
-      const price = el("div", "tile-price");
-      price.append(el("span", "now", money(p.price || 0)));
-      if (p.was) price.append(el("span", "was", money(p.was)));
-      const add = el("button", "tile-add", "Add to bag");
-      add.type = "button";
-      add.addEventListener("click", () => {
-        if (ctx.result !== "pending") return;
-        cart.push({name: p.name, price: Number(p.price) || 0, qty: 1, art: p.art, hue: p.hue, variant: p.variant || ""});
-        renderCart();
-        add.textContent = "Added";
-      });
-      tile.append(img, name, rating, price, add);
-      tiles.append(tile);
-    }
+    buildSection();
 
     const cc = c.cart || {};
     cart = (cc.items || []).map((x) => ({name: x.name, price: Number(x.price) || 0, qty: Number(x.qty) || 1, art: x.art, hue: x.hue, variant: x.variant || ""}));
@@ -270,8 +313,26 @@
     const promo = c.promo || {};
     $("promo-label").textContent = promo.label || "Promo code";
     $("promo-input").placeholder = promo.placeholder || "Enter code";
+    buildForm();
+    buildDeadline();
+    buildLive();
+    const ticker = c.ticker;
+    if (ticker) {
+      $("announce").classList.add("ticker");
+      const label = el("span", "ticker-label", ticker.label || "News");
+      const text = el("span", "ticker-text");
+      text.id = "announce-text";
+      $("announce").replaceChildren(label, text);
+    }
+    if (c.carousel && c.carousel.label) {
+      $("hero").append(el("span", "hero-label", c.carousel.label));
+      $("hero").classList.add("labelled");
+    }
+    // With a form or a countdown in the bag panel, the bag's list takes only the rows it needs.
+    if (c.form || c.deadline) $("cart-items").classList.add("fit");
     $("promo-form").addEventListener("submit", async (event) => {
       event.preventDefault();
+      if (c.form) return;  // buildForm's handler answers
       if (applied || !window.DynaCU.started || ctx.result !== "pending") return;
       const value = $("promo-input").value;
       if (!value.trim()) { $("promo-msg").textContent = "Enter a promo code first"; $("promo-msg").className = "promo-msg"; return; }
@@ -283,6 +344,248 @@
       $("promo-msg").textContent = ok ? "Code applied to your order" : "This code isn\u2019t valid";
       $("promo-msg").className = "promo-msg " + (ok ? "good" : "bad");
     });
+  }
+
+  function productOf(p) {
+    return {name: p.name || p.headline || "", price: Number(p.price) || 0, art: p.art, hue: p.hue, variant: p.variant || ""};
+  }
+
+  /** Put a product in the bag; with [config.pick], the first one added is the answer. */
+  function addToBag(p, button) {
+    if (ctx.result !== "pending" || !window.DynaCU.started || picked) return;
+    cart.push({name: p.name, price: p.price, qty: 1, art: p.art, hue: p.hue, variant: p.variant});
+    renderCart();
+    if (button) button.textContent = "Added";
+    const pick = ctx.config.pick;
+    if (pick) {
+      picked = true;
+      ctx.checkAnswer(pick.field || Object.keys(ctx.episode.answers)[0], p.name, pick.failure || "wrong_answer");
+    }
+  }
+
+  function tileFor(p, showRating) {
+    const tile = el("div", "tile");
+    tile.dataset.name = p.name || "";
+    const img = el("div", "tile-img");
+    const hue = Number.isFinite(Number(p.hue)) ? Number(p.hue) : hueOf(p.name || "");
+    img.style.background = `hsl(${hue} 35% 94%)`;
+    img.innerHTML = art(p.art || "bag", hue);
+    if (p.tag) img.append(el("span", "tile-tag", p.tag));
+    const name = el("div", "tile-name", p.name || "");
+    const spec = p.spec ? el("div", "tile-spec", p.spec) : null;
+    const rating = el("div", "tile-rating");
+    rating.append(el("span", "stars", stars(p.rating)));
+    if (showRating && p.rating !== undefined) rating.append(el("span", "rating-num", Number(p.rating).toFixed(1)));
+    rating.append(el("span", "reviews", p.reviews ? "(" + p.reviews + ")" : ""));
+    const price = el("div", "tile-price");
+    price.append(el("span", "now", money(p.price || 0)));
+    if (p.was) price.append(el("span", "was", money(p.was)));
+    const add = el("button", "tile-add", "Add to bag");
+    add.type = "button";
+    add.addEventListener("click", () => addToBag(productOf(p), add));
+    tile.append(...[img, name, spec, rating, price, add].filter(Boolean));
+    return tile;
+  }
+
+  function reviewFor(r) {
+    const card = el("div", "review");
+    const top = el("div", "review-top");
+    top.append(el("span", "stars", stars(r.stars === undefined ? 5 : r.stars)));
+    if (r.product) top.append(el("span", "review-product", r.product));
+    card.append(top, el("p", "review-quote", "\u201c" + (r.quote || "") + "\u201d"));
+    const who = el("div", "review-who");
+    const avatar = el("span", "review-avatar", (r.author || "?").trim()[0].toUpperCase());
+    avatar.style.background = `hsl(${hueOf(r.author || "")} 45% 55%)`;
+    const meta = el("div", "review-meta");
+    meta.append(el("div", "review-author", r.author || ""), el("div", "review-sub", r.meta || "Verified buyer"));
+    who.append(avatar, meta);
+    card.append(who);
+    return card;
+  }
+
+  function cardFor(c) {
+    const card = el("div", "card");
+    const hue = Number.isFinite(Number(c.hue)) ? Number(c.hue) : hueOf(c.title || "");
+    card.style.background = `linear-gradient(120deg, hsl(${hue} 55% 93%), hsl(${(hue + 25) % 360} 50% 84%))`;
+    const text = el("div", "card-text");
+    if (c.eyebrow) text.append(el("div", "card-eyebrow", c.eyebrow));
+    text.append(el("div", "card-title", c.title || ""));
+    if (c.meta) text.append(el("div", "card-meta", c.meta));
+    if (c.sub) text.append(el("div", "card-sub", c.sub));
+    const pic = el("div", "card-art");
+    pic.innerHTML = art(c.art || "calendar", hue);
+    card.append(text, pic);
+    return card;
+  }
+
+  // ---- the section under the banner: tiles, a product slider or a review slider ---------------
+  let section = {kind: "tiles", items: [], per: 4, pages: 1, page: 0, next: 0, interval: 5};
+
+  function buildSection() {
+    const c = ctx.config;
+    const cfg = c.section || {};
+    const kind = cfg.kind || "tiles";
+    const items = kind === "reviews" ? (c.reviews || []) : kind === "cards" ? (c.cards || []) : (c.products || []);
+    const per = Number(cfg.per_page) || (kind === "reviews" || kind === "cards" ? 2 : 4);
+    section = {kind, items, per, showRating: Boolean(cfg.show_rating), page: 0,
+      pages: kind === "tiles" ? 1 : Math.max(1, Math.ceil(items.length / per)),
+      interval: Number(cfg.interval_s) || 5, next: Number(cfg.interval_s) || 5};
+    if (cfg.title) $("products-title").textContent = cfg.title;
+    $("tiles").style.gridTemplateColumns = `repeat(${per}, 1fr)`;
+    $("tiles").classList.toggle("reviews", kind === "reviews");
+    if (kind !== "tiles") {
+      const nav = el("span", "section-nav");
+      const prev = el("button", "section-arrow prev");
+      const next = el("button", "section-arrow next");
+      prev.type = next.type = "button";
+      prev.setAttribute("aria-label", "Previous");
+      next.setAttribute("aria-label", "Next");
+      prev.addEventListener("click", () => turnSection(-1));
+      next.addEventListener("click", () => turnSection(1));
+      const dots = el("span", "section-dots");
+      dots.id = "section-dots";
+      nav.append(prev, dots, next);
+      $("products-link").replaceWith(nav);
+    }
+    showSection(0);
+  }
+
+  function showSection(page) {
+    section.page = page;
+    const list = section.kind === "tiles" ? section.items.slice(0, 4) : section.items.slice(page * section.per, (page + 1) * section.per);
+    const make = {reviews: reviewFor, cards: cardFor}[section.kind] || ((x) => tileFor(x, section.showRating));
+    $("tiles").replaceChildren(...list.map(make));
+    const dots = $("section-dots");
+    if (dots) {
+      dots.replaceChildren(...Array.from({length: section.pages}, (_, i) => el("span", "sdot" + (i === page ? " on" : ""))));
+    }
+  }
+
+  function turnSection(step) {
+    if (ctx.result !== "pending" || !window.DynaCU.started) return;
+    section.next = ctx.now() + section.interval;
+    showSection(((section.page + step) % section.pages + section.pages) % section.pages);
+  }
+
+  function tickSection(t) {
+    if (section.kind === "tiles" || section.pages < 2 || t < section.next) return;
+    while (section.next <= t) section.next += section.interval;
+    showSection((section.page + 1) % section.pages);
+  }
+
+  // ---- an answer form, a deadline and a live stream in the corner ------------------------------
+  function buildForm() {
+    const f = ctx.config.form;
+    if (!f) return;
+    $("promo-form").classList.add("plain");
+    if (f.title) $("promo-form").prepend(el("div", "form-title", f.title));
+    $("promo-label").textContent = f.label || "";
+    $("promo-input").placeholder = f.placeholder || "";
+    $("promo-apply").textContent = f.button || "Send";
+    let chosen = null;
+    if (f.options) {
+      const row = el("div", "choices");
+      for (const option of f.options) {
+        const b = el("button", "choice", option);
+        b.type = "button";
+        b.dataset.value = option;
+        b.addEventListener("click", () => {
+          if (applied) return;
+          chosen = option;
+          row.querySelectorAll(".choice").forEach((x) => x.classList.toggle("on", x === b));
+        });
+        row.append(b);
+      }
+      $("promo-input").replaceWith(row);
+      $("promo-apply").classList.add("wide");
+    }
+    $("promo-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      if (applied || !window.DynaCU.started || ctx.result !== "pending") return;
+      const value = f.options ? chosen : $("promo-input").value;
+      if (!value || !String(value).trim()) {
+        $("promo-msg").textContent = f.options ? "Choose one first" : "Fill this in first";
+        $("promo-msg").className = "promo-msg";
+        return;
+      }
+      applied = true;
+      $("promo-apply").disabled = true;
+      if (!f.options) $("promo-input").readOnly = true;
+      const ok = await ctx.checkAnswer(f.field || Object.keys(ctx.episode.answers)[0], value, f.failure || "wrong_answer");
+      $("promo-msg").textContent = ok ? (f.ok || "Done") : (f.bad || "That isn\u2019t right");
+      $("promo-msg").className = "promo-msg " + (ok ? "good" : "bad");
+    });
+  }
+
+  function buildDeadline() {
+    const d = ctx.config.deadline;
+    if (!d) return;
+    const box = el("div", "deadline");
+    box.append(el("span", "deadline-label", d.label || "Your bag is reserved for"), el("span", "deadline-time", ""));
+    box.id = "deadline";
+    $("cart-items").before(box);
+    $("cart-items").classList.add("short");
+    renderDeadline();
+  }
+
+  function renderDeadline() {
+    const d = ctx.config.deadline;
+    if (!d) return;
+    const left = Math.max(0, Math.ceil(Number(d.closes_at) - ctx.now()));
+    const text = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+    const node = document.querySelector("#deadline .deadline-time");
+    if (node.textContent !== text) node.textContent = text;
+    $("deadline").classList.toggle("urgent", left <= 10);
+  }
+
+  function buildLive() {
+    const l = ctx.config.live;
+    if (!l) return;
+    document.body.classList.add("has-live");
+    const box = el("div", "live " + (l.kind === "assistant" ? "assistant" : "video"));
+    box.id = "live";
+    const hue = Number.isFinite(Number(l.hue)) ? Number(l.hue) : 210;
+    if (l.kind === "assistant") {
+      const orb = el("div", "orb");
+      orb.style.background = `radial-gradient(circle at 35% 35%, hsl(${hue} 90% 75%), hsl(${(hue + 40) % 360} 70% 45%))`;
+      const meta = el("div", "live-meta");
+      meta.append(el("div", "live-name", l.name || "Shop assistant"), el("div", "live-state", ""), el("div", "live-title", l.title || ""));
+      box.append(orb, meta);
+    } else {
+      box.style.background = `linear-gradient(160deg, hsl(${hue} 30% 78%), hsl(${(hue + 30) % 360} 35% 55%))`;
+      box.innerHTML = `<svg viewBox="0 0 300 200" class="host" aria-hidden="true">
+        <rect x="0" y="120" width="300" height="80" fill="hsl(${hue} 20% 35%)" opacity="0.35"/>
+        <path d="M90 200 C92 150 118 132 150 132 C182 132 208 150 210 200 Z" fill="hsl(${(hue + 180) % 360} 40% 40%)"/>
+        <rect x="138" y="112" width="24" height="26" fill="#d9a282"/>
+        <ellipse cx="150" cy="88" rx="32" ry="38" fill="#e8b896"/>
+        <path d="M116 84 C114 46 186 44 184 84 C180 64 160 58 150 58 C138 58 120 64 116 84 Z" fill="#4a3426"/>
+        <circle cx="138" cy="86" r="3.4" fill="#2b2b2b"/><circle cx="162" cy="86" r="3.4" fill="#2b2b2b"/>
+        <ellipse class="mouth" cx="150" cy="108" rx="9" ry="2.5" fill="#8c3b33"/></svg>`;
+      const badge = el("span", "live-badge", "LIVE");
+      const viewers = el("span", "live-viewers", l.viewers ? l.viewers + " watching" : "");
+      const caption = el("div", "live-caption");
+      caption.append(el("div", "live-name", l.name || ""), el("div", "live-title", l.title || ""));
+      box.append(badge, viewers, caption);
+    }
+    document.querySelector(".main").append(box);
+  }
+
+  function speaking(t) {
+    return ctx.audioClips.some((c) => c.t <= t && t < c.t + (Number(c.duration) || 0));
+  }
+
+  function tickLive(t) {
+    const box = $("live");
+    if (!box) return;
+    const on = speaking(t);
+    box.classList.toggle("speaking", on);
+    const mouth = box.querySelector(".mouth");
+    if (mouth) mouth.setAttribute("ry", on ? String(2 + Math.abs(Math.sin(t * 13)) * 6) : "2.5");
+    const state = box.querySelector(".live-state");
+    if (state) {
+      const text = on ? "Speaking\u2026" : "Listening";
+      if (state.textContent !== text) state.textContent = text;
+    }
   }
 
   function renderCart() {
@@ -303,6 +606,7 @@
       return row;
     }));
     if (cart.length > 3) items.append(el("div", "cart-more", "+ " + (cart.length - 3) + " more"));
+    if (!cart.length && items.classList.contains("fit")) items.append(el("div", "cart-empty", "Your bag is empty"));
     const subtotal = cart.reduce((n, x) => n + x.price * x.qty, 0);
     const ship = Number((ctx.config.cart || {}).shipping) || 0;
     $("subtotal").textContent = money(subtotal);
@@ -335,7 +639,13 @@
     },
     start(c) {
       nextSwitch = interval;
-      c.every(0.1, () => { tick(); announce(); });
+      section.next = section.interval;
+      c.every(0.1, () => {
+        const t = c.now();
+        tick(); announce(); tickSection(t); tickLive(t); renderDeadline();
+        const d = c.config.deadline;
+        if (d && t >= Number(d.closes_at)) c.timeout();
+      });
       // Exact changes at the edges of the timeline's windows.
       for (const e of c.timeline) {
         c.at(e.t, () => { tick(); announce(); });
