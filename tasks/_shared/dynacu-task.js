@@ -311,7 +311,7 @@
     },
     /**
      * Does a spoken utterance mention the answer? Every run of 1-8 consecutive words is
-     * normalised and compared, so "I think it's the third of May." finds "May 3". Returns
+     * normalised and compared, so "I think it's the third of May." finds that date. Returns
      * "accepted", "rejected" (a declared near miss is mentioned: hedging counts as wrong) or
      * null (neither).
      */
