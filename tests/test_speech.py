@@ -7,12 +7,14 @@ import time
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import dynacu_gym  # noqa: F401 - registers the envs
 from dynacu_gym.env import DynaCUEnv
 from dynacu_gym.modes import apply_mode
 from dynacu_gym.perception.speech import phrases
+from dynacu_gym.perception.tts import load_voice
 from dynacu_gym.tasks import load_task
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tasks" / "H"
@@ -38,6 +40,20 @@ def test_phrases_cut_only_a_long_first_sentence():
         "seven eight nine",
     ]
     assert phrases("   ") == []
+
+
+@pytest.mark.audio
+def test_the_voice_says_the_same_text_the_same_way():
+    """A spoken answer is heard the same way in every episode: piper draws no noise."""
+    voice = load_voice()
+    first, again = (
+        voice.synthesize("Wednesday had the fewest sign-ups."),
+        voice.synthesize("Wednesday had the fewest sign-ups."),
+    )
+    assert len(first) > voice.sample_rate  # over a second of speech
+    assert np.array_equal(first, again)
+    # Two speaking rates are two takes, not one take resampled: the rate still applies.
+    assert len(voice.synthesize("Wednesday had the fewest sign-ups.", rate=1.3)) < len(first)
 
 
 def _until(env, predicate: str, timeout: float = 30.0, step_s: float = 0.5):

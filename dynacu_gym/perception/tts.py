@@ -27,10 +27,17 @@ class Voice:
     _piper: Any
 
     def stream(self, text: str, rate: float = 1.0) -> Iterator[np.ndarray]:
-        """Synthesise ``text`` sentence by sentence as int16 mono chunks (streaming)."""
+        """Synthesise ``text`` sentence by sentence as int16 mono chunks (streaming).
+
+        The same text always makes the same audio. Piper's default samples its prosody and
+        durations from unseeded noise; with it, Whisper tiny.en heard "Wednesday had the fewest
+        sign-ups." as "Once they had..." in 5 of 8 takes, so whether a spoken answer counted
+        was a coin toss. Without the noise the voice is a function of the text (that sentence:
+        heard right 8 of 8).
+        """
         from piper import SynthesisConfig
 
-        config = SynthesisConfig(length_scale=1.0 / rate)
+        config = SynthesisConfig(length_scale=1.0 / rate, noise_scale=0.0, noise_w_scale=0.0)
         for chunk in self._piper.synthesize(text, syn_config=config):
             yield chunk.audio_int16_array.reshape(-1)
 
