@@ -44,14 +44,17 @@ test: setup lint
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 # Everything, every task end to end. The default suite runs alone first, then the other slow
-# tests; last, each task's own episodes (real time, mostly waiting on the page) run TASK_JOBS
-# at a time with pytest-xdist.
+# tests; then each task's own episodes (real time, mostly waiting on the page) run TASK_JOBS
+# at a time with pytest-xdist. Last, the episodes where the agent talks to a listening page
+# run one at a time: with three episodes and their Whisper on two cores, the page's recording
+# of the agent's voice came out garbled now and then (H4, H8 heard wrong; alone they pass).
 TASK_JOBS ?= 3
 TASK_TESTS := tests/test_solutions.py tests/test_check_env.py
 test-all: setup lint
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 	$(PY) -m pytest -m slow $(foreach t,$(TASK_TESTS),--ignore=$(t)) $(PYTEST_ARGS)
-	$(PY) -m pytest -m slow -n $(TASK_JOBS) $(TASK_TESTS) $(PYTEST_ARGS)
+	$(PY) -m pytest -m "slow and not speaks" -n $(TASK_JOBS) $(TASK_TESTS) $(PYTEST_ARGS)
+	$(PY) -m pytest -m "slow and speaks" $(TASK_TESTS) $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) benchmarks/env_overhead.py

@@ -28,6 +28,14 @@ def solution_mode(task_id: str) -> str:
     return find_task(task_id).solution_mode
 
 
-def task_params(ids: list[str]) -> list:
-    """pytest params: sample tasks run by default, the rest are marked slow."""
-    return [pytest.param(i, marks=() if i in SAMPLE else pytest.mark.slow, id=i) for i in ids]
+def task_params(ids: list[str], *, plays_solution: bool = False) -> list:
+    """pytest params: sample tasks run by default, the rest are marked slow. With
+    `plays_solution` (the test plays the task's solution), a solution that speaks marks its task
+    `speaks`: `make test-all` runs those one at a time."""
+    params = []
+    for i in ids:
+        marks = [] if i in SAMPLE else [pytest.mark.slow]
+        if plays_solution and any(step.speaks for step in find_task(i).solution):
+            marks.append(pytest.mark.speaks)
+        params.append(pytest.param(i, marks=marks, id=i))
+    return params
