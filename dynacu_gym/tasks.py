@@ -439,24 +439,45 @@ def load_task(folder: str | Path) -> TaskSpec:
     solution = []
     for i, data in enumerate(top.array("solution")):
         t = _Table(path, data, f"solution #{i + 1}")
-        step = SolutionStep(
-            action=t.string("action"),
-            at=t.number("at", default=None),
-            when=t.string("when", default=""),
-            timeout=t.number("timeout", default=30.0, minimum=0.1),
+        # One action, or a run of them (`actions`) done `repeat` times: a game's "wait for the
+        # next target, then hit it" is one line, not a hundred.
+        if "actions" in t.data:
+            if "action" in t.data:
+                t.fail("actions", "either 'action' or 'actions', not both", t.data["actions"])
+            key, actions = "actions", t.strings("actions")
+        else:
+            key, actions = "action", (t.string("action"),)
+        repeat = t.get(
+            "repeat",
+            "a whole number >= 1",
+            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+            1,
         )
+        at, when = t.number("at", default=None), t.string("when", default="")
+        timeout = t.number("timeout", default=30.0, minimum=0.1)
         t.finish()
-        for ref in PLACEHOLDER.findall(step.action):
-            if ref not in answers:
-                t.fail("action", f"{{answer.FIELD}} with FIELD in {sorted(answers)}", step.action)
-        try:
-            filled = CENTER_PLACEHOLDER.sub("0 0", PLACEHOLDER.sub("x", step.action))
-            parse_action(PAGE_PLACEHOLDER.sub("0", filled))
-        except ActionError as e:
-            raise TaskFormatError(f"{path}: [solution #{i + 1}] 'action': {e}") from e
-        if step.speaks and not listens:
-            t.fail("action", "no speak unless the task sets listens = true", step.action)
-        solution.append(step)
+        for action in actions:
+            for ref in PLACEHOLDER.findall(action):
+                if ref not in answers:
+                    t.fail(key, f"{{answer.FIELD}} with FIELD in {sorted(answers)}", action)
+            try:
+                filled = CENTER_PLACEHOLDER.sub("0 0", PLACEHOLDER.sub("x", action))
+                parse_action(PAGE_PLACEHOLDER.sub("0", filled))
+            except ActionError as e:
+                raise TaskFormatError(f"{path}: [solution #{i + 1}] {key!r}: {e}") from e
+            if SolutionStep(action).speaks and not listens:
+                t.fail(key, "no speak unless the task sets listens = true", action)
+        # `at` and `when` hold back the first action only; the rest follow it.
+        for n, action in enumerate(actions * repeat):
+            first = n == 0
+            solution.append(
+                SolutionStep(
+                    action=action,
+                    at=at if first else None,
+                    when=when if first else "",
+                    timeout=timeout,
+                )
+            )
     top.finish()
 
     return TaskSpec(

@@ -217,6 +217,9 @@ def test_missing_field_is_named(tmp_path, field):
         ),
         ('id = "F90"', 'id = "Q90"', "'id'"),
         ("[answers.word]", "[answers.word\n", "not valid TOML"),
+        ('action = "key Enter"', 'actions = ["key Enter", "tpye x"]', "#3\\] 'actions': unknown"),
+        ('action = "key Enter"', 'action = "key Enter"\nrepeat = 0', "'repeat': expected a whole"),
+        ('action = "key Enter"', 'action = "x"\nactions = ["y"]', "not both"),
     ],
 )
 def test_typos_give_clear_errors(tmp_path, old, new, message):
@@ -224,6 +227,16 @@ def test_typos_give_clear_errors(tmp_path, old, new, message):
     with pytest.raises(TaskFormatError, match=message) as info:
         load_task(folder)
     assert "task.toml" in str(info.value)
+
+
+def test_a_run_of_actions_repeats_and_waits_once(tmp_path):
+    """`actions` with `repeat` expands into single steps; `at` and `when` hold the first only."""
+    run = 'at = 2.0\nwhen = "ready()"\nactions = ["wait 0.5", "key Enter"]\nrepeat = 3'
+    task = load_task(_broken(tmp_path, lambda t: t.replace('action = "key Enter"', run)))
+    steps = task.solution[2:]
+    assert [s.action for s in steps] == ["wait 0.5", "key Enter"] * 3
+    assert (steps[0].at, steps[0].when) == (2.0, "ready()")
+    assert all(s.at is None and not s.when for s in steps[1:])
 
 
 def test_missing_task_file(tmp_path):
