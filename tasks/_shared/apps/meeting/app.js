@@ -12,23 +12,62 @@
  *   recording      show the REC badge (default false)
  *   deck           presentation name (slide footer)   slide_count   total slides in the deck
  *   presenter      speaker key of who presents (the "... is presenting" label; default: the
- *                  first participant)
+ *                  first participant); a slide line's `by` hands the presentation over
  *   participants   [{speaker, name, role, color, camera, skin, hair, shirt, wall, muted}]:
  *                  speaker is the script's speaker key; camera = true draws a webcam picture,
  *                  otherwise an avatar with initials in `color`
- *   self           {name, color, camera} the agent's own tile (default "You", camera off)
+ *   self           {name, color, camera} the agent's own tile (default "You", camera off); its
+ *                  microphone starts muted (the red mic button)
  *   chat_history   [{from, text, time}] messages already in the chat at t = 0
  *   chat_placeholder  the chat box's placeholder (default "Send a message")
  *   answer_field   the answer field a chat message is checked against (default: the task's only
- *                  field); the first message the agent sends decides the episode
+ *                  field); the first message the agent sends decides the episode. Not used when
+ *                  the task has questions, a poll or a hand window (those decide instead).
+ *
+ *   questions      [{field, clip, window_s, via, ack_clip}]: someone on the call asks the agent
+ *                  (by name) a question: clip is the index of the spoken line that asks it. Its
+ *                  answer window opens when the clip ends and lasts window_s seconds (default
+ *                  15; nothing on screen counts down). via = "chat" (the first message sent in
+ *                  the window is the answer), "voice" (the first utterance heard while the
+ *                  agent's mic is on; needs listens = true) or "either". The first question
+ *                  plays at its script time; later questions and every ack_clip are replies:
+ *                  they play once the answer before them was heard, so their script times are
+ *                  nominal. A right answer plays ack_clip and moves on (after the last one the
+ *                  episode succeeds); a wrong one, or a near miss said, is "wrong_answer";
+ *                  nothing by the end of the window is "timeout" (an answer begun in time may
+ *                  finish and be transcribed after it). Chat sent and speech heard while no
+ *                  window is open are ordinary conversation and decide nothing.
+ *                  While the page listens, the agent's tile shows a live level meter when its
+ *                  mic is on; talking with the mic off is not heard by the call, and after a
+ *                  moment a hint under the mic button says so, as call platforms do.
+ *   poll           {field, question, options, opens_at, open_s, by, ack_clip}: the host
+ *                  launches a poll at opens_at (episode seconds; the side panel switches to it);
+ *                  the agent picks an option and presses Vote: the picked option is checked as
+ *                  the answer (success or "wrong_answer"). The options appear in a seeded order;
+ *                  the poll closes after open_s seconds (shown as a countdown) and leaves the
+ *                  DOM; closing without a vote is "timeout".
+ *   hand           {from, to, early, ack_clip}: raising the hand (the hand button) between from
+ *                  and to (episode seconds) succeeds; raising it before `from` is the failure
+ *                  `early` (default "wrong_moment"); no hand by `to` is "timeout".
  *
  * Timeline lines:
- *   slides  any of slide_title, bullets (list), show (body text), slide (number); the slide is
- *           shown from t until `until` or the next slide. No active slide: nobody presents.
+ *   slides  any of slide_title, bullets (list), show (body text), slide (number), table, chart,
+ *           doc; the slide is shown from t until `until` or the next slide. No active slide:
+ *           nobody presents. by = "speaker key" makes that participant the presenter from then.
+ *           table = {columns = [...], rows = [[...], ...], note}: a table on the slide; an
+ *                   empty string is an empty cell, a row's first cell is its label.
+ *           chart = {bars = [{label, value, text}], unit, values}: a bar chart; each bar shows
+ *                   `text` (or its value) above it unless values = false.
+ *           doc = {file, sections = [{heading, text}], page}: a shared document (an editor
+ *                   window with one page) instead of a slide; slide_title is the document's
+ *                   heading on the page.
  *   chat    chat = "text", from = "Name": a message that arrives at t and stays in the chat.
+ *   hand    hand = "speaker key or name", until: that participant's raised-hand badge shows from
+ *           t until `until` (someone else raising a hand).
  *
- * Audio plays at the script's times (the runtime schedules it). Leaving the call stops it;
- * rejoining picks up the lines that have not started yet, as a real call would.
+ * Audio plays at the script's times (replies excepted, see questions). Leaving the call stops it;
+ * rejoining picks up the lines that have not started yet, as a real call would. Slides, the
+ * poll and raised hands leave the DOM when their time is over, also once the episode is decided.
  */
 (function () {
   "use strict";
@@ -122,12 +161,23 @@
   }
 
   // ---- the app ------------------------------------------------------------------------------
-  const ui = {tiles: {}, speaking: {}};
-  let state = {left: false, mic: false, cam: false, hand: false, chatOpen: true, sent: false};
+  const ui = {tiles: {}, byName: {}, speaking: {}};
+  const state = {left: false, mic: false, cam: false, hand: false, chatOpen: true, sent: false};
+  const micLog = [];   // [performance.now(), on] each time the agent's mic is switched
 
-  function answerField(ctx) {
+  /** Whether the agent's mic was on at performance.now() time `ms`. */
+  function micOnAt(ms) {
+    let on = false;
+    for (const [t, v] of micLog) if (t <= ms) on = v;
+    return on;
+  }
+
+  /** The chat's own answer field: only in tasks where the first chat message is the answer. */
+  function chatAnswerField(ctx) {
+    const cfg = ctx.config;
+    if (cfg.questions || cfg.poll || cfg.hand) return null;
     const fields = Object.keys(ctx.episode.answers);
-    if (ctx.config.answer_field) return ctx.config.answer_field;
+    if (cfg.answer_field) return cfg.answer_field;
     if (fields.length > 1) throw new Error("meeting: config.answer_field is needed with several answer fields");
     return fields[0] || null;
   }
@@ -159,56 +209,138 @@
       const micIcon = el("span", {class: "tag-mic", html: icon(p.muted ? "micOff" : "mic", 14)});
       const bars = el("span", {class: "bars"}, el("i"), el("i"), el("i"));
       const label = p.self ? (p.name === "You" ? "You" : p.name + " (You)") : p.name + (p.role ? " · " + p.role : "");
-      const tile = el("div", {class: "tile" + (p.camera ? " has-cam" : ""), attrs: {"data-speaker": p.speaker || ""}},
+      const tile = el("div", {class: "tile" + (p.camera ? " has-cam" : "") + (p.self ? " self" : ""), attrs: {"data-speaker": p.speaker || ""}},
         el("div", {class: "avatar-wrap"}, avatar),
         feed,
         el("div", {class: "nametag"}, el("span", {class: "tag-name", text: label})),
         el("div", {class: "tile-mic"}, micIcon, bars),
         el("span", {class: "hand-badge", html: icon("hand", 16)}),
       );
+      if (p.self) tile.id = "self-tile";
       box.append(tile);
-      if (p.self) ui.selfTile = {tile, micIcon, feed, avatarWrap: tile.querySelector(".avatar-wrap"), p, k};
-      else if (p.speaker) ui.tiles[p.speaker] = tile;
+      if (p.self) ui.selfTile = {tile, micIcon, bars: Array.from(bars.children), feed, p, k};
+      else {
+        if (p.speaker) ui.tiles[p.speaker] = tile;
+        if (p.name) ui.byName[p.name] = tile;
+      }
     });
     ui.count.textContent = String(people.length);
   }
 
   function buildShare(cfg) {
     const share = document.getElementById("share");
-    const people = cfg.participants || [];
-    const presenter = (cfg.presenter && people.find((p) => p.speaker === cfg.presenter)) || people[0];
-    ui.presenting = el("div", {class: "presenting-label"},
-      el("span", {html: icon("present", 16)}),
-      el("span", {text: (presenter ? presenter.name : "Someone") + " is presenting"}));
+    ui.presenterName = el("span");
+    ui.presenting = el("div", {class: "presenting-label"}, el("span", {html: icon("present", 16)}), ui.presenterName);
     ui.slide = el("div", {class: "slide"});
     share.append(ui.presenting, ui.slide);
   }
 
-  /** The slide active at time t, or null. */
+  function presenterOf(ctx, key) {
+    const people = ctx.config.participants || [];
+    return (key && people.find((p) => p.speaker === key)) || people[0];
+  }
+
+  function isSlide(item) {
+    return item.chat === undefined && item.hand === undefined &&
+      Boolean(item.slide_title || item.bullets || item.show || item.slide !== undefined || item.table || item.chart || item.doc);
+  }
+
+  /** The slide active at time t, or null (the latest started line wins). */
   function activeSlide(ctx, t) {
     let current = null;
     for (const item of ctx.timeline) {
-      if (item.chat !== undefined) continue;
-      if (!(item.slide_title || item.bullets || item.show || item.slide !== undefined)) continue;
-      if (item.t <= t && (item.until == null || t < item.until)) current = item;
+      if (!isSlide(item) || item.t > t) continue;
+      if (!current || item.t >= current.t) current = item;
     }
-    return current;
+    return current && (current.until == null || t < current.until) ? current : null;
   }
 
-  function renderSlide(ctx, item) {
+  /** Who presents at time t: the latest slide line with `by` up to t, else config.presenter. */
+  function presenterAt(ctx, t) {
+    let key = ctx.config.presenter, at = -1;
+    for (const item of ctx.timeline) if (isSlide(item) && item.by && item.t <= t && item.t >= at) { key = item.by; at = item.t; }
+    return presenterOf(ctx, key);
+  }
+
+  function renderTable(spec) {
+    const table = el("table", {class: "slide-table"});
+    const head = el("tr");
+    (spec.columns || []).forEach((c) => head.append(el("th", {text: String(c)})));
+    table.append(el("thead", {}, head));
+    const body = el("tbody");
+    (spec.rows || []).forEach((row) => {
+      const tr = el("tr");
+      row.forEach((cell, i) => {
+        const text = cell === null || cell === undefined ? "" : String(cell);
+        tr.append(el(i === 0 ? "th" : "td", {class: text === "" ? "blank" : "", text}));
+      });
+      body.append(tr);
+    });
+    table.append(body);
+    return el("div", {class: "slide-table-wrap"}, table, spec.note ? el("p", {class: "slide-note", text: spec.note}) : null);
+  }
+
+  function renderChart(spec) {
+    const bars = spec.bars || [];
+    const max = spec.max || Math.max(1, ...bars.map((b) => Number(b.value) || 0));
+    const plot = el("div", {class: "chart-plot"});
+    for (let g = 4; g >= 1; g--) {
+      const line = el("div", {class: "grid-line"});
+      line.style.bottom = (g * 25) + "%";
+      plot.append(line);
+    }
+    const cols = el("div", {class: "chart-cols"});
+    bars.forEach((b) => {
+      const bar = el("div", {class: "bar" + (b.tone ? " tone-" + b.tone : "")});
+      bar.style.height = Math.round((Number(b.value) || 0) / max * 100) + "%";
+      const label = b.text !== undefined ? String(b.text) : String(b.value);
+      cols.append(el("div", {class: "chart-col"},
+        el("div", {class: "bar-wrap"}, spec.values === false ? null : el("span", {class: "bar-val", text: label}), bar),
+        el("span", {class: "bar-label", text: String(b.label || "")})));
+    });
+    plot.append(cols);
+    return el("div", {class: "slide-chart"}, spec.unit ? el("div", {class: "chart-unit", text: spec.unit}) : null, plot);
+  }
+
+  function renderDoc(item) {
+    const doc = item.doc;
+    const page = el("div", {class: "doc-page"});
+    if (item.slide_title) page.append(el("h2", {text: item.slide_title}));
+    (doc.sections || []).forEach((s) => {
+      if (s.heading) page.append(el("h3", {text: String(s.heading)}));
+      if (s.text) page.append(el("p", {text: String(s.text)}));
+    });
+    return el("div", {class: "doc-window"},
+      el("div", {class: "doc-bar"},
+        el("span", {class: "doc-icon"}),
+        el("span", {class: "doc-file", text: doc.file || "Untitled document"}),
+        el("span", {class: "doc-menu", text: "File  Edit  View  Insert  Format  Tools"})),
+      el("div", {class: "doc-ruler"}),
+      el("div", {class: "doc-scroll"}, page),
+      doc.page ? el("div", {class: "doc-pageno", text: doc.page}) : null);
+  }
+
+  function renderSlide(ctx, item, t) {
     const cfg = ctx.config;
     const stage = document.getElementById("stage");
     stage.classList.toggle("presenting", Boolean(item));
+    const who = presenterAt(ctx, t);
+    const label = (who ? who.name : "Someone") + " is presenting";
+    if (ui.presenterName.textContent !== label) ui.presenterName.textContent = label;
     if (ui.slideItem === item) return;
     ui.slideItem = item;
     ui.slide.replaceChildren();
+    ui.slide.classList.toggle("is-doc", Boolean(item && item.doc));
     if (!item) return;
+    if (item.doc) { ui.slide.append(renderDoc(item)); return; }
     const body = el("div", {class: "slide-body"});
     if (item.slide_title) body.append(el("h2", {text: item.slide_title}));
     if (item.show) body.append(el("p", {class: "slide-text", text: item.show}));
     if (Array.isArray(item.bullets) && item.bullets.length) {
       body.append(el("ul", {}, ...item.bullets.map((b) => el("li", {text: String(b)}))));
     }
+    if (item.table) body.append(renderTable(item.table));
+    if (item.chart) body.append(renderChart(item.chart));
     const page = item.slide !== undefined ? String(item.slide) + (cfg.slide_count ? " / " + cfg.slide_count : "") : "";
     ui.slide.append(
       el("div", {class: "slide-band"}),
@@ -233,14 +365,28 @@
     const peopleBtn = btn("ctl-people", "people", "People", "flat");
     ui.chatBtn = btn("ctl-chat", "chat", "Chat with everyone", "flat active");
     const shapesBtn = btn("ctl-activities", "shapes", "Activities", "flat");
+    ui.muteHint = el("div", {class: "mute-hint", attrs: {id: "mute-hint", hidden: ""}},
+      el("strong", {text: "Are you talking?"}), el("span", {text: "Your mic is off. Click the mic to turn it on."}));
+    ui.handPill = el("div", {class: "hand-pill", attrs: {hidden: ""}}, el("span", {html: icon("hand", 16)}), el("span", {text: "Your hand is raised"}));
+    const micWrap = el("div", {class: "mic-wrap"}, ui.micBtn, ui.muteHint);
     bar.append(
       el("div", {class: "ctl-left"}, ui.clock, el("span", {class: "sep", text: "|"}), el("span", {class: "code", text: cfg.meeting_code || ""})),
-      el("div", {class: "ctl-center"}, ui.micBtn, ui.camBtn, ui.handBtn, reactBtn, presentBtn, moreBtn, ui.leaveBtn),
+      el("div", {class: "ctl-center"}, micWrap, ui.camBtn, ui.handBtn, reactBtn, presentBtn, moreBtn, ui.leaveBtn),
       el("div", {class: "ctl-right"}, infoBtn, peopleBtn, ui.chatBtn, shapesBtn),
     );
-    ui.micBtn.addEventListener("click", () => { state.mic = !state.mic; renderSelf(); });
+    document.getElementById("app").append(ui.handPill);
+    ui.micBtn.addEventListener("click", () => {
+      state.mic = !state.mic;
+      micLog.push([performance.now(), state.mic]);
+      if (state.mic) ui.muteHint.hidden = true;
+      renderSelf();
+    });
     ui.camBtn.addEventListener("click", () => { state.cam = !state.cam; renderSelf(); });
-    ui.handBtn.addEventListener("click", () => { state.hand = !state.hand; renderSelf(); });
+    ui.handBtn.addEventListener("click", () => {
+      state.hand = !state.hand;
+      renderSelf();
+      if (state.hand && ui.onHand) ui.onHand();
+    });
     ui.chatBtn.addEventListener("click", () => setChatOpen(!state.chatOpen));
     ui.leaveBtn.addEventListener("click", () => leave(ctx));
   }
@@ -254,6 +400,8 @@
     ui.camBtn.classList.toggle("off", !state.cam);
     ui.camBtn.setAttribute("aria-label", state.cam ? "Turn off camera" : "Turn on camera");
     ui.handBtn.classList.toggle("raised", state.hand);
+    ui.handBtn.setAttribute("aria-label", state.hand ? "Lower hand" : "Raise hand");
+    ui.handPill.hidden = !state.hand;
     s.micIcon.innerHTML = icon(state.mic ? "mic" : "micOff", 14);
     s.tile.classList.toggle("muted", !state.mic);
     s.tile.classList.toggle("hand-up", state.hand);
@@ -272,21 +420,22 @@
       placeholder: cfg.chat_placeholder || "Send a message", "aria-label": "Send a message to everyone"}});
     ui.sendBtn = el("button", {class: "send", html: icon("send", 20), attrs: {id: "chat-send", "aria-label": "Send message"}});
     const closeBtn = el("button", {class: "close", html: icon("close", 20), attrs: {"aria-label": "Close"}});
-    side.append(
-      el("div", {class: "side-head"}, el("h2", {text: "In-call messages"}), closeBtn),
+    ui.sideTitle = el("h2", {text: "In-call messages"});
+    ui.chatView = el("div", {class: "chat-view"},
       el("div", {class: "side-note", text: "Messages can only be seen by people in the call and are deleted when the call ends."}),
       ui.messages,
-      el("div", {class: "composer"}, ui.chatInput, ui.sendBtn),
-    );
+      el("div", {class: "composer"}, ui.chatInput, ui.sendBtn));
+    side.append(el("div", {class: "side-head"}, ui.sideTitle, closeBtn), ui.chatView);
     for (const m of cfg.chat_history || []) addMessage(m.from || "", m.text || "", m.time || "");
     closeBtn.addEventListener("click", () => setChatOpen(false));
-    const field = answerField(ctx);
+    const field = chatAnswerField(ctx);
     async function send() {
       const text = ui.chatInput.value.trim();
       if (!text || state.left) return;
       ui.chatInput.value = "";
       addMessage("You", text, timeOfDay(ui.base + ctx.now()));
-      if (field && !state.sent) {
+      if (ui.onChat) ui.onChat(text);
+      else if (field && !state.sent) {
         state.sent = true;  // the first message the agent sends is its answer
         await ctx.checkAnswer(field, text);
       }
@@ -312,7 +461,7 @@
     state.chatOpen = open;
     document.getElementById("app").classList.toggle("chat-closed", !open);
     ui.chatBtn.classList.toggle("active", open);
-    if (open) ui.chatInput.focus();
+    if (open && !ui.pollOpen) ui.chatInput.focus();
   }
 
   function setSpeaking(speaker, on) {
@@ -321,9 +470,32 @@
     if (tile) tile.classList.toggle("speaking", ui.speaking[speaker] > 0 && !state.left);
   }
 
+  // ---- audio: clips at their times, replies when their turn comes --------------------------
+  /** Play clip i after `delay` seconds and light its speaker's tile; returns its end (episode s). */
+  function play(ctx, i, delay) {
+    const clip = ctx.audioClips[i];
+    if (state.left) return ctx.now() + delay + clip.duration;
+    const src = ctx.playClip(i, delay);
+    const from = ctx.now() + delay, until = from + clip.duration;
+    ui.scheduled.push({src, from});
+    let lit = false;
+    const on = setTimeout(() => { if (!state.left) { lit = true; setSpeaking(clip.speaker, true); } }, delay * 1000);
+    const off = () => { clearTimeout(on); if (lit) { lit = false; setSpeaking(clip.speaker, false); } };
+    src.addEventListener("ended", off);
+    ui.lights.push(off);
+    return until;
+  }
+
+  /** Stop the clips that have not started yet (the conversation took another turn). */
+  function cancelFuture(ctx) {
+    const t = ctx.now();
+    for (const {src, from} of ui.scheduled.splice(0)) if (from > t) { try { src.stop(); } catch (e) { /* not started */ } }
+  }
+
   function leave(ctx) {
     state.left = true;
     ctx.stopAudio();
+    ui.lights.splice(0).forEach((off) => off());
     const screen = document.getElementById("left-screen");
     const rejoin = el("button", {class: "rejoin", text: "Rejoin", attrs: {id: "rejoin"}});
     screen.replaceChildren(el("div", {class: "left-box"},
@@ -335,45 +507,230 @@
       screen.hidden = true;
       // Lines that started while we were away are missed; the rest play at their times.
       ctx.audioClips.forEach((clip, i) => {
-        if (clip.t > ctx.now()) ctx.playClip(i, clip.t - ctx.now());
+        if (!ui.replies.has(i) && clip.t > ctx.now()) play(ctx, i, clip.t - ctx.now());
       });
     });
   }
 
+  // ---- the clock, slides, chat lines and raised hands (own timer: transient content leaves
+  // the DOM on time even once the episode is decided) -----------------------------------------
   function tick(ctx) {
     const t = ctx.now();
     ui.clock.textContent = timeOfDay(ui.base + t);
-    renderSlide(ctx, activeSlide(ctx, t));
+    renderSlide(ctx, activeSlide(ctx, t), t);
     for (const item of ctx.timeline) {
       if (item.chat !== undefined && item.t <= t && !ui.shownChat.has(item)) {
         ui.shownChat.add(item);
         addMessage(item.from || "", String(item.chat), timeOfDay(ui.base + item.t));
       }
+      if (item.hand !== undefined) {
+        const tile = ui.tiles[item.hand] || ui.byName[item.hand];
+        const on = item.t <= t && (item.until == null || t < item.until);
+        if (tile && on !== tile.classList.contains("hand-up")) tile.classList.toggle("hand-up", on);
+      }
     }
+    if (ui.pollTick) ui.pollTick(t);
+  }
+
+  // ---- questions asked of the agent -------------------------------------------------------
+  function runQuestions(ctx) {
+    const questions = ctx.config.questions || [];
+    const clips = ctx.audioClips;
+    const app = document.getElementById("app");
+    let open = null, windowEnds = 0, begun = false;
+    function openWindow(q, k, at) {
+      ctx.at(at, () => {
+        open = Object.assign({index: k}, q);
+        begun = false;
+        windowEnds = ctx.now() + (q.window_s || 15);
+        app.dataset.waiting = q.via || "chat";   // privileged state for tests, no content
+        app.dataset.question = String(k);
+      });
+    }
+    function closeWindow() { open = null; delete app.dataset.waiting; delete app.dataset.question; }
+    function ask(k, at) {
+      const q = questions[k];
+      const end = k === 0 ? clips[q.clip].t + clips[q.clip].duration : play(ctx, q.clip, Math.max(0, at - ctx.now()));
+      openWindow(q, k, end);
+    }
+    function advance(q) {
+      let t = ctx.now() + 0.4;
+      if (q.ack_clip !== undefined) t = play(ctx, q.ack_clip, 0.4) + 0.3;
+      if (q.index + 1 < questions.length) ask(q.index + 1, t);
+      else ctx.at(t, () => ctx.succeed());
+    }
+    async function judge(text, via) {
+      if (!open || !(open.via === via || open.via === "either" || (!open.via && via === "chat"))) return;
+      const q = open;
+      closeWindow();
+      const verdict = via === "voice" ? await ctx.mentions(q.field, text) : ((await ctx.matches(q.field, text)) ? "accepted" : null);
+      if (verdict !== "accepted") { ctx.fail("wrong_answer"); return; }
+      advance(q);
+    }
+    ui.onChat = (text) => judge(text, "chat");
+    ui.onVoice = (text) => judge(text, "voice");
+    ui.onVoiceLevel = (level) => { if (open && level > 0.01) begun = true; };
+    ctx.every(0.25, () => {
+      if (!open || ctx.now() < windowEnds) return;
+      if (begun && ctx.now() < windowEnds + 15) return;  // an answer begun in time is finishing
+      closeWindow();
+      ctx.timeout();
+    });
+    if (questions.length) ask(0, 0);
+  }
+
+  /** Listen to the agent's microphone: a live meter on its tile, muted speech unheard. */
+  async function listen(ctx) {
+    const s = ui.selfTile;
+    let loudSince = null;
+    const mic = await ctx.listen((text) => {
+      const log = window.DynaCU.mic && window.DynaCU.mic.log;
+      const entry = log && log[log.length - 1];
+      if (entry && !micOnAt(entry.onset)) return;   // said with the mic off: the call never heard it
+      if (ui.onVoice) ui.onVoice(text);
+    });
+    setInterval(() => {
+      const level = mic.level();
+      const loud = level > 0.01;
+      const live = loud && state.mic && !state.left;
+      s.tile.classList.toggle("speaking", live);
+      const scale = Math.min(1, level / 0.1);
+      s.bars.forEach((b, i) => { b.style.height = live ? (4 + Math.round(scale * (6 + 2 * i))) + "px" : ""; });
+      if (live && ui.onVoiceLevel) ui.onVoiceLevel(level);
+      // Talking into a muted mic for a moment brings up the hint, as call platforms do.
+      if (loud && !state.mic) {
+        if (loudSince === null) loudSince = performance.now();
+        if (performance.now() - loudSince > 600 && ui.muteHint.hidden) {
+          ui.muteHint.hidden = false;
+          clearTimeout(ui.hintTimer);
+          ui.hintTimer = setTimeout(() => { ui.muteHint.hidden = true; }, 5000);
+        }
+      } else if (!loud) loudSince = null;
+    }, 50);
+  }
+
+  // ---- a poll the host launches -------------------------------------------------------------
+  function buildPoll(ctx) {
+    const poll = ctx.config.poll;
+    const options = (poll.options || []).slice();
+    for (let i = options.length - 1; i > 0; i--) {
+      const j = Math.floor(ctx.rng() * (i + 1));
+      [options[i], options[j]] = [options[j], options[i]];
+    }
+    const closesAt = poll.opens_at + (poll.open_s || 20);
+    let view = null, countdown = null, picked = null, voted = false, phase = "waiting";
+    const host = presenterOf(ctx, poll.by);
+    function openPoll() {
+      phase = "open";
+      ui.pollOpen = true;
+      if (!state.chatOpen) setChatOpen(true);
+      ui.sideTitle.textContent = "Polls";
+      countdown = el("div", {class: "poll-countdown", attrs: {id: "poll-countdown"}});
+      const vote = el("button", {class: "poll-vote", text: "Vote", attrs: {id: "poll-vote", disabled: ""}});
+      const buttons = options.map((label) => {
+        const b = el("button", {class: "poll-option", attrs: {"data-label": String(label)}},
+          el("span", {class: "radio"}), el("span", {class: "opt-text", text: String(label)}));
+        b.addEventListener("click", () => {
+          if (voted) return;
+          picked = String(label);
+          buttons.forEach((o) => o.classList.toggle("picked", o === b));
+          vote.disabled = false;
+        });
+        return b;
+      });
+      vote.addEventListener("click", async () => {
+        if (voted || picked === null) return;
+        voted = true;
+        buttons.forEach((o) => { o.disabled = true; });
+        vote.disabled = true;
+        vote.textContent = "Vote submitted";
+        const ok = await ctx.matches(poll.field, picked);
+        if (!ok) { ctx.fail("wrong_answer"); return; }
+        let t = ctx.now() + 0.3;
+        if (poll.ack_clip !== undefined) t = play(ctx, poll.ack_clip, 0.3) + 0.3;
+        ctx.at(t, () => ctx.succeed());
+      });
+      view = el("div", {class: "poll-view", attrs: {id: "poll"}},
+        el("div", {class: "poll-by", text: (host ? host.name : "The host") + " started a poll"}),
+        el("div", {class: "poll-card"},
+          el("p", {class: "poll-question", text: poll.question || ""}),
+          ...buttons,
+          el("div", {class: "poll-foot"}, countdown, vote)));
+      ui.chatView.hidden = true;
+      document.getElementById("side").append(view);
+    }
+    function closePoll() {
+      phase = "closed";
+      ui.pollOpen = false;
+      if (view) view.remove();
+      view = null;
+      ui.sideTitle.textContent = "In-call messages";
+      ui.chatView.hidden = false;
+      if (!voted) ctx.timeout();
+    }
+    ui.pollTick = (t) => {
+      if (phase === "waiting" && t >= poll.opens_at && t < closesAt) openPoll();
+      if (phase === "open" && t >= closesAt) closePoll();
+      if (phase === "open" && countdown) {
+        const left = Math.max(0, Math.ceil(closesAt - t));
+        const text = "Closes in 0:" + String(left).padStart(2, "0");
+        if (countdown.textContent !== text) countdown.textContent = text;
+      }
+    };
+  }
+
+  // ---- a moment to raise the hand -----------------------------------------------------------
+  function runHand(ctx) {
+    const hand = ctx.config.hand;
+    let done = false;
+    ui.onHand = () => {
+      if (done || ctx.result !== "pending") return;
+      const t = ctx.now();
+      if (t < hand.from) { done = true; ctx.fail(hand.early || "wrong_moment"); return; }
+      if (t > hand.to) return;
+      done = true;
+      cancelFuture(ctx);
+      let end = t + 0.3;
+      if (hand.ack_clip !== undefined) end = play(ctx, hand.ack_clip, 0.3) + 0.3;
+      ctx.at(end, () => ctx.succeed());
+    };
+    ctx.at(hand.to, () => { if (!done) { done = true; ctx.timeout(); } });
   }
 
   DynaCU.task({
+    autoplayAudio: false,   // clips are scheduled here: replies wait for their turn
     setup(ctx) {
       const cfg = ctx.config;
       document.title = (cfg.title || "Meeting") + (cfg.meeting_code ? " – " + cfg.meeting_code : "");
       ui.base = clockBase(cfg);
       ui.shownChat = new Set();
+      ui.lights = [];
+      ui.scheduled = [];
+      ui.replies = new Set();
+      (cfg.questions || []).forEach((q, k) => {
+        if (k > 0) ui.replies.add(q.clip);
+        if (q.ack_clip !== undefined) ui.replies.add(q.ack_clip);
+      });
+      if (cfg.poll && cfg.poll.ack_clip !== undefined) ui.replies.add(cfg.poll.ack_clip);
+      if (cfg.hand && cfg.hand.ack_clip !== undefined) ui.replies.add(cfg.hand.ack_clip);
       buildTopbar(cfg);
       buildShare(cfg);
       buildTiles(ctx, cfg);
       buildControls(ctx, cfg);
       buildChat(ctx, cfg);
+      if (cfg.poll) buildPoll(ctx);
       renderSelf();
       tick(ctx);
     },
-    start(ctx) {
-      // The runtime plays each clip at its time; light up the speaker's tile meanwhile.
-      ctx.audioClips.forEach((clip) => {
-        ctx.at(clip.t, () => setSpeaking(clip.speaker, true));
-        ctx.at(clip.t + clip.duration, () => setSpeaking(clip.speaker, false));
-      });
+    async start(ctx) {
+      const cfg = ctx.config;
+      ctx.audioClips.forEach((clip, i) => { if (!ui.replies.has(i)) play(ctx, i, clip.t); });
       tick(ctx);
-      ctx.every(0.2, () => tick(ctx));
+      setInterval(() => tick(ctx), 200);
+      if (cfg.questions) runQuestions(ctx);
+      if (cfg.hand) runHand(ctx);
+      const listens = (cfg.questions || []).some((q) => q.via === "voice" || q.via === "either");
+      if (listens) await listen(ctx);
     },
   });
 })();
