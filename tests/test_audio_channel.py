@@ -127,8 +127,12 @@ def test_parallel_envs_hear_only_their_own_page():
         for env in envs.values():
             env.close()
     assert not errors, errors
-    assert "sourdough" in results["A1"] and "launch" not in results["A1"]
-    assert "launch" in results["B1"] and "sourdough" not in results["B1"]
+    # Words only one page says. Any one of them heard is enough: Whisper tiny heard "sourdough"
+    # as "sardo" one run in four, depending on where the capture cut its chunks.
+    said = {"A1": ("sourdough", "bakery", "corner table"), "B1": ("launch", "timeline", "partner")}
+    for mine, other in (("A1", "B1"), ("B1", "A1")):
+        assert any(word in results[mine] for word in said[mine]), (mine, results[mine])
+        assert not any(word in results[mine] for word in said[other]), (mine, results[mine])
 
 
 def test_missing_model_is_a_clear_error(tmp_path):
