@@ -35,7 +35,7 @@ def task_params(ids: list[str], *, plays_solution: bool = False) -> list:
     params = []
     for i in ids:
         marks = [] if i in SAMPLE else [pytest.mark.slow]
-        if plays_solution and any(step.speaks for step in find_task(i).solution):
+        if plays_solution and find_task(i).solution_speaks:
             marks.append(pytest.mark.speaks)
         params.append(pytest.param(i, marks=marks, id=i))
     return params

@@ -267,6 +267,7 @@
   const ctx = {
     get episode() { return state.episode; },
     get config() { return state.episode ? state.episode.config : {}; },
+    /** Script lines with `show` or extra keys, in time order (the loader sorts the script). */
     get timeline() { return state.episode ? state.episode.timeline : []; },
     get audioClips() { return state.episode ? state.episode.audio : []; },
     rng: null,

@@ -671,7 +671,7 @@
           k.tiles.push(tile);
         }
       }
-      k.rounds = ctx.timeline.filter((l) => l.field).sort((a, b) => a.t - b.t);
+      k.rounds = ctx.timeline.filter((l) => l.field);
       for (let r = 0; r <= k.rounds.length; r++) k.perms.push(shuffled(k.tiles, ctx.rng));
       board.append(...k.perms[0]);
       field.append(status, board);
@@ -834,7 +834,7 @@
     let card, stageText, level, line;
 
     k.build = (field, ctx) => {
-      k.levels = ctx.timeline.filter((l) => l.field && l.show).sort((a, b) => a.t - b.t);
+      k.levels = ctx.timeline.filter((l) => l.field && l.show);
       level = el("div.fl-level", {text: "Level 1 of " + k.levels.length});
       stageText = el("div.fl-prompt", {text: "Get ready to memorise"});
       const screen = el("div.fl-screen", {}, [stageText]);
@@ -999,7 +999,7 @@
 
     k.build = (field, ctx) => {
       const grace = num(S.cfg.grace_s, 1.0);
-      k.calls = ctx.timeline.filter((l) => l.light).sort((a, b) => a.t - b.t).map((l) => ({
+      k.calls = ctx.timeline.filter((l) => l.light).map((l) => ({
         light: l.light, t: l.t, from: l.light === "green" ? l.t : clipEnd(l) + grace,
       }));
       runner = el("div.rl-runner", {}, [el("i.head"), el("i.body"), el("i.arm.l"), el("i.arm.r"), el("i.leg.l"), el("i.leg.r")]);
@@ -1080,7 +1080,7 @@
       }
       const grace = num(S.cfg.grace_s, 0.5);
       k.rules = [{from: -1e9, rule: S.cfg.rule || "all"}].concat(
-        ctx.timeline.filter((l) => l.rule).sort((a, b) => a.t - b.t).map((l) => ({from: clipEnd(l) + grace, rule: l.rule})));
+        ctx.timeline.filter((l) => l.rule).map((l) => ({from: clipEnd(l) + grace, rule: l.rule})));
       const w = field.getBoundingClientRect().width;
       k.laneW = w / lanes();
       for (let i = 1; i < lanes(); i++) field.append(el("div.ct-lane", {style: `left:${i * k.laneW}px`}));
@@ -1197,7 +1197,7 @@
     k.build = (field, ctx) => {
       const approach = num(S.cfg.approach_s, 2.2), lead = num(S.cfg.lead_s, 4.5);
       // Fog banks and their barriers, from the co-driver's calls.
-      for (const line of ctx.timeline.filter((l) => l.open).sort((a, b) => a.t - b.t)) {
+      for (const line of ctx.timeline.filter((l) => l.open)) {
         const open = NAMES.indexOf(line.open);
         const at = line.t + lead;
         k.fogs.push({from: at - approach - 0.3, to: at + 0.7});  // the fog hides the barriers' approach
@@ -1332,7 +1332,7 @@
       const beat = num(S.cfg.beat_s, 0.9), beats = num(S.cfg.beats, 36);
       const rest = num(S.cfg.rest_rate, 0.15);
       const first = num(S.cfg.countdown_s, 3) + fall() + 0.2;
-      const calls = ctx.timeline.filter((l) => "mirror" in l).sort((a, b) => a.t - b.t);
+      const calls = ctx.timeline.filter((l) => "mirror" in l);
       k.mirrors = calls.map((l) => ({from: clipEnd(l), on: Boolean(l.mirror), t: l.t}));
       let last = -1;
       for (let b = 0; b < beats; b++) {

@@ -128,8 +128,7 @@
   function buildTimeline(timeline) {
     const prompt = cfg.prompt || "$";
     const cps = Number(cfg.cps) || 14;
-    const sorted = timeline.slice().sort((a, b) => a.t - b.t);
-    for (const e of sorted) {
+    for (const e of timeline) {
       const kind = e.kind || "out";
       const until = e.until === null || e.until === undefined ? null : Number(e.until);
       if (kind === "cmd") {
