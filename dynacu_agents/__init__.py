@@ -9,9 +9,22 @@ from __future__ import annotations
 from dynacu_agents.base import Agent
 from dynacu_agents.llm import LLMAgent
 from dynacu_agents.null import NullAgent
-from dynacu_agents.oracle import OracleAgent
+from dynacu_agents.oracle import NearMissAgent, OracleAgent
 from dynacu_agents.random_agent import RandomAgent
 
-AGENTS = {"null": NullAgent, "oracle": OracleAgent, "random": RandomAgent}
+AGENTS = {
+    "null": NullAgent,
+    "oracle": OracleAgent,
+    "nearmiss": NearMissAgent,
+    "random": RandomAgent,
+}
 
-__all__ = ["AGENTS", "Agent", "LLMAgent", "NullAgent", "OracleAgent", "RandomAgent"]
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "LLMAgent",
+    "NearMissAgent",
+    "NullAgent",
+    "OracleAgent",
+    "RandomAgent",
+]

@@ -91,3 +91,28 @@ class OracleAgent:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         return str(value).replace('"', '\\"')
+
+
+class NearMissAgent(OracleAgent):
+    """The scripted solution, answering every field with one of its near misses.
+
+    A plausible wrong answer, timed and placed as the right one would be: no task may accept it.
+
+    Args:
+        env: the env (any wrapper of a DynaCU env).
+        pick: which near miss to give (index into each field's ``reject``, wrapping around).
+    """
+
+    name = "nearmiss"
+
+    def __init__(self, env: Any, pick: int = 0) -> None:
+        super().__init__(env)
+        self.pick = pick
+
+    def reset(self, instruction: str) -> None:
+        """Start the solution with the near misses in place of the answers."""
+        self.answers = {
+            name: spec.reject[self.pick % len(spec.reject)]
+            for name, spec in self.env.task.answers.items()
+        }
+        super().reset(instruction)

@@ -9,6 +9,8 @@ dynacu eval --agent A --modes M --tasks T --repeats R --workers W --out DIR
 dynacu report DIR                   tables, ablations (McNemar) and charts from episode lines
 dynacu run ID --agent A --mode M --record DIR
                                     one episode, with its whole trace saved
+dynacu audit --tasks T --out DIR    is every task solvable, unguessable, and in need of the
+                                    channel it claims? audit.md and audit.jsonl; resumable
 """
 
 from __future__ import annotations
@@ -253,6 +255,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0 if outcome.success else 1
 
 
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynacu_gym.audit import AuditError, render_summary, run_audit
+
+    tasks = select_tasks(args.tasks)
+    try:
+        rows = run_audit(tasks, Path(args.out), args.seeds, args.workers, args.step, args.seed)
+    except AuditError as e:
+        raise ValueError(str(e)) from e
+    summary = render_summary(rows, tasks)
+    print(summary.split("\n## Tasks")[0].rstrip())
+    print(f"\nwrote {Path(args.out) / 'audit.md'} and {Path(args.out) / 'audit.jsonl'}")
+    return 0 if all(row["ok"] for row in rows) else 1
+
+
 def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=False)]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
@@ -308,6 +326,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--record", help="folder to save the trace in")
     p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("audit", help="is every task solvable, unguessable, perceivable?")
+    p.add_argument("--tasks", help="comma-separated id patterns (default: all)")
+    p.add_argument("--out", required=True, help="output folder; an audit there is resumed")
+    p.add_argument("--seeds", type=int, default=3, help="seeds of the scripted solution")
+    p.add_argument("--workers", type=int, default=2, help="worker processes (one sandbox each)")
+    p.add_argument("--step", type=float, default=5.0, help="the observer's seconds per look")
+    p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
+    p.set_defaults(func=_cmd_audit)
 
     p = sub.add_parser("render-audio", help="render tasks' spoken lines with piper")
     p.add_argument("ids", nargs="*", help="task ids or patterns (default: all)")

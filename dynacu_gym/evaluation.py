@@ -35,7 +35,8 @@ from typing import Any
 from dynacu_gym.report import episode_key
 
 EPISODES_FILE = "episodes.jsonl"
-BUILTIN_AGENTS = ("null", "random", "oracle", "llm")
+BUILTIN_AGENTS = ("null", "random", "oracle", "nearmiss", "llm")
+TRACES_DIR = "traces"
 
 
 @dataclass(frozen=True)
@@ -137,18 +138,38 @@ def make_agent(spec: AgentSpec, env: Any) -> Any:
     )
 
 
-def run_one(spec: EpisodeSpec, agent: AgentSpec, env: Any | None = None) -> dict[str, Any]:
-    """Run one episode in this process and return its line (``env``: reuse this env)."""
+def trace_dir(out: Path, spec: EpisodeSpec, agent: AgentSpec) -> Path:
+    """Where ``evaluate(..., traces=True)`` saves the trace of an episode."""
+    return out / TRACES_DIR / f"{spec.task}-{spec.mode}-{agent.name}-{spec.repeat}"
+
+
+def run_one(
+    spec: EpisodeSpec, agent: AgentSpec, env: Any | None = None, trace: Path | None = None
+) -> dict[str, Any]:
+    """Run one episode in this process and return its line.
+
+    ``env``: reuse this env; ``trace``: save the episode's trace there (see
+    :mod:`dynacu_gym.trace`).
+    """
     import gymnasium as gym
 
     import dynacu_gym  # noqa: F401 - registers the envs
     from dynacu_gym.episode import run_episode
+    from dynacu_gym.trace import TraceRecorder
 
     own = env is None
     if env is None:
         env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode)
     try:
-        outcome = run_episode(env, make_agent(agent, env), seed=spec.seed)
+        recorder = TraceRecorder(env, trace) if trace is not None else None
+        outcome = run_episode(
+            env,
+            make_agent(agent, env),
+            seed=spec.seed,
+            on_step=recorder.on_step if recorder else None,
+        )
+        if recorder is not None:
+            recorder.finish({"mode": spec.mode, "agent": agent.name, **outcome.to_dict()})
     finally:
         if own:
             env.close()
@@ -208,7 +229,7 @@ def _line(spec: EpisodeSpec, agent: AgentSpec, **outcome: Any) -> dict[str, Any]
     }
 
 
-def _worker(jobs: Any, results: Any, agent: AgentSpec) -> None:
+def _worker(jobs: Any, results: Any, agent: AgentSpec, traces: Path | None) -> None:
     """A worker process: run episodes from ``jobs``, reusing one env per (task, mode)."""
     # Its own process group: if it dies, the parent stops the sandbox processes it leaves.
     os.setsid()
@@ -228,7 +249,8 @@ def _worker(jobs: Any, results: Any, agent: AgentSpec) -> None:
                     env, env_key = None, None
                     env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode)
                     env_key = (spec.task, spec.mode)
-                line = run_one(spec, agent, env)
+                trace = trace_dir(traces, spec, agent) if traces is not None else None
+                line = run_one(spec, agent, env, trace)
                 results.put(("done", index, line))
             except Exception as e:  # noqa: BLE001 - sent to the parent, which retries it
                 tail = traceback.format_exc(limit=3).strip().splitlines()[-1]
@@ -282,6 +304,7 @@ def evaluate(
     base_seed: int = 0,
     retry_infra: bool = False,
     on_line: Callable[[dict[str, Any]], None] | None = None,
+    traces: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every episode of the plan not yet in ``out`` and return all of this plan's lines.
 
@@ -295,6 +318,8 @@ def evaluate(
         base_seed: varies every episode's seed.
         retry_infra: run again the episodes recorded as infrastructure failures.
         on_line: called with each new line (the CLI's progress bar uses its own).
+        traces: save every episode's trace (records, screenshots, keyframes, speaker audio)
+            under ``out/traces/`` (see :func:`trace_dir`).
     """
     from dynacu_gym.modes import check_mode
     from dynacu_gym.tasks import find_task
@@ -334,7 +359,7 @@ def evaluate(
                 on_line(line)
 
         if todo:
-            _run_workers(todo, agent, workers, record)
+            _run_workers(todo, agent, workers, record, out if traces else None)
     return [existing[key_of(spec)] for spec in plan if key_of(spec) in existing]
 
 
@@ -343,6 +368,7 @@ def _run_workers(
     agent: AgentSpec,
     workers: int,
     record: Callable[[dict[str, Any]], None],
+    traces: Path | None = None,
 ) -> None:
     """Run ``todo`` on worker processes; retry a crashed or infra-failed episode once."""
     ctx = mp.get_context("spawn")  # no inherited threads, browsers or locks
@@ -353,7 +379,7 @@ def _run_workers(
     procs: list[Any] = []
 
     def spawn() -> None:
-        proc = ctx.Process(target=_worker, args=(jobs, results, agent), daemon=True)
+        proc = ctx.Process(target=_worker, args=(jobs, results, agent, traces), daemon=True)
         proc.start()
         procs.append(proc)
 

@@ -113,12 +113,16 @@ class Evidence:
         channel: ``audio`` or ``visual``.
         window: (start, end) seconds after the start when it can be perceived.
         transient: visual evidence that is gone from the screen after its window.
+        keys: words or numbers an observer who perceived the fact heard or saw (what the
+            audit looks for in transcripts and on screen); empty: the audit derives them
+            from the numbers and quoted words of ``fact``.
     """
 
     fact: str
     channel: str
     window: tuple[float, float]
     transient: bool = False
+    keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -432,6 +436,7 @@ def load_task(folder: str | Path) -> TaskSpec:
                 channel=t.choice("channel", CHANNELS),
                 window=window,
                 transient=t.get("transient", "true or false", lambda v: isinstance(v, bool), False),
+                keys=t.strings("keys", default=()),
             )
         )
         t.finish()
