@@ -7,49 +7,80 @@
 2. **unguessable**: the null agent (standard), the random agent and the near-miss agent (the
    scripted solution answering with the task's first near misses), both in aoi_interactive;
    no episode may succeed.
-3. **perceivable**: a passive observer (it only waits, ``step_s`` at a time, as an agent that
-   thinks between steps would) in each of the five modes, with its whole trace saved. Each
-   evidence item's keys (see :class:`dynacu_gym.tasks.Evidence`) are looked for in what that
-   mode let the observer perceive: the transcript in the audio modes, and the screenshots and
-   keyframes read by OCR (tesseract). An item is *seen* in a mode when at least half its keys
-   are found in what was observed inside its window (a little slack either side). The
-   benchmark's premise holds for an item when
+3. **perceivable**: a passive observer (the null agent, looking every ``step_s`` seconds as an
+   agent that thinks between steps would) in each of the five modes, with its whole trace
+   saved. Standard's observer is the null run above. Each evidence item's ``keys`` (see
+   :class:`dynacu_gym.tasks.Evidence`) are looked for in what that mode let the observer
+   perceive: the Whisper transcript in the audio modes, and the screenshots and keyframes read
+   by OCR (tesseract). An item is *seen* when at least half its keys are found.
 
-   - audio evidence is seen in every audio mode and nowhere in standard or aoi_visual (there it
-     would have reached the agent some other way than by ear: a leak);
-   - transient visual evidence is seen in every keyframe mode and not in standard;
-   - lasting visual evidence is seen in every mode.
+   A sixth passive run, the **timeline**, records everything the page showed: aoi_visual
+   looking every 5 s with K = 16, so no keyframe is ever dropped (5 s at 3 frames a second is
+   15 frames). From it the audit computes, for each visual item, its *chance*: the share of
+   screenshot-only agents stepping every ``step_s`` seconds (one per phase of their steps)
+   that see it. One standard run is one such agent; the chance is all of them.
+
+   The benchmark's premise holds for an item when
+
+   - **audio**: it is heard in every audio mode, inside its window; and it is never readable
+     on the page (not in the timeline, so not in any mode's screenshots);
+   - **transient visual**: it is seen in every keyframe mode inside its window, a
+     screenshot-only agent catches it at most half the time (chance <= 0.5), and it is gone
+     from the page after its window;
+   - **lasting visual**: it is seen in every mode, and every screenshot-only agent sees it
+     (chance at least 0.9: OCR misreads a frame now and then);
+   - and in the timeline, every visual item is on screen inside its window (else its keys or
+     window are wrong, or OCR cannot read it).
 
 Episodes go through the evaluation runner, one folder a check under ``OUT`` (each with its
-``episodes.jsonl``), so a stopped audit resumes where it stopped; OCR text is cached next to
-each image. The verdicts go to ``OUT/audit.jsonl`` (one line per task, check and mode) and
-``OUT/audit.md`` (the summary, the table and every failure with its reason).
+``episodes.jsonl``), so a stopped audit resumes where it stopped. A task whose files (its
+folder and its app's) changed since its episodes ran is run again. OCR text is cached next to
+each image. The verdicts go to ``OUT/audit.jsonl`` (one line per task, check, mode and item)
+and ``OUT/audit.md`` (the summary, the table and every failure with its reason).
 """
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dynacu_gym.answers import mentions, normalize
-from dynacu_gym.evaluation import AgentSpec, EpisodeSpec, episode_seed, evaluate, trace_dir
+from dynacu_gym.evaluation import (
+    EPISODES_FILE,
+    AgentSpec,
+    EpisodeSpec,
+    episode_seed,
+    evaluate,
+    read_lines,
+    trace_dir,
+)
 from dynacu_gym.modes import MODE_CHANNELS, MODES
-from dynacu_gym.tasks import Evidence, find_task
+from dynacu_gym.tasks import Evidence, TaskSpec, find_task
 
 AUDIO_MODES = tuple(m for m in MODES if "transcript" in MODE_CHANNELS[m])
 KEYFRAME_MODES = tuple(m for m in MODES if "keyframes" in MODE_CHANNELS[m])
+STEP_S = 10.0  # an LLM agent's step: a screenshot to a hosted model and back, and a short wait
 SLACK_S = (1.0, 3.0)  # seconds before and after an evidence window that still count
-OBSERVER = "null"  # the passive observer is the null agent with a shorter wait
+TRANSIENT_CHANCE = 0.5  # transient: a screenshot-only agent catches it at most this often
+LASTING_CHANCE = 0.9  # lasting: every one does (less a margin: OCR misreads a frame now and then)
+PHASES = 40  # screenshot-only agents the chance is taken over, one per phase of their steps
+TIMELINE = "timeline"
+TIMELINE_MODE = "aoi_visual"
+TIMELINE_STEP_S = 5.0
+TIMELINE_ENV = {"max_keyframes": 16}  # 5 s at 3 frames a second fits: nothing is dropped
+PERCEIVE_MODES = tuple(m for m in MODES if m != "standard")  # standard's is the null run
+CHECKS = ("solvable", "null", "random", "nearmiss", "evidence")
 
-# A number, amount, time or percentage written in a fact: "2.6", "$4,800", "3:30", "15%".
-_NUMBER_IN_FACT = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:[.:]\d+)?%?(?![\w])")
-_QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
 # A transcript line in a record: (12.3s–15.0s) "what was said"
 _HEARD = re.compile(r"^\((\d+(?:\.\d+)?)s–(\d+(?:\.\d+)?)s\) \"(.*)\"", re.M)
 
@@ -58,19 +89,11 @@ class AuditError(RuntimeError):
     """The audit cannot run here (a missing tool, an unusable output folder)."""
 
 
-def evidence_keys(item: Evidence) -> tuple[str, ...]:
-    """The item's ``keys``, else the numbers and quoted words of its fact."""
-    if item.keys:
-        return item.keys
-    found = [m.group(0).rstrip(",") for m in _NUMBER_IN_FACT.finditer(item.fact)]
-    found += [m.group(1) for m in _QUOTED.finditer(item.fact)]
-    return tuple(dict.fromkeys(found))
-
-
 def key_found(key: str, text: str) -> bool:
     """Whether ``text`` (a transcript or OCR text) says ``key``.
 
-    Numbers and times are normalised: "sixty" finds 60, "$4,800" finds 4800.
+    Numbers and times are normalised: "sixty" finds 60, "$4,800" finds 4800, "3:30" finds
+    "3.30". Other keys are whole words, case and punctuation aside.
     """
     if any(ch.isdigit() for ch in key):
         kind = "time" if ":" in key else "number"
@@ -116,16 +139,25 @@ def ocr(image: Path) -> str:
     cache = image.with_suffix(".txt")
     if cache.is_file():
         return cache.read_text(encoding="utf-8")
-    # psm 11: sparse text, as a page's scattered labels, cells and buttons are.
+    # psm 11: sparse text, as a page's scattered labels, cells and buttons are. One thread
+    # each: the audit runs several at once.
     text = subprocess.run(
         [tesseract(), str(image), "-", "--psm", "11"],
         capture_output=True,
         text=True,
         check=True,
         timeout=120,
+        env={**os.environ, "OMP_THREAD_LIMIT": "1"},
     ).stdout
     cache.write_text(text, encoding="utf-8")
     return text
+
+
+def ocr_all(images: Iterable[Path], workers: int) -> None:
+    """Read ``images`` ahead, ``workers`` at a time, into their caches."""
+    todo = [p for p in images if not p.with_suffix(".txt").is_file()]
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        list(pool.map(ocr, todo))
 
 
 @dataclass(frozen=True)
@@ -133,13 +165,38 @@ class Observed:
     """What one passive episode let the observer perceive, with times (episode seconds)."""
 
     heard: tuple[tuple[float, float, str], ...]  # transcript segments (start, end, text)
-    frames: tuple[tuple[float, Path], ...]  # screenshots and keyframes
+    frames: tuple[tuple[float, Path], ...]  # screenshots and keyframes, in time order
+
+    def heard_text(self, start: float, end: float) -> str:
+        """What was heard between ``start`` and ``end``."""
+        return "\n".join(t for a, b, t in self.heard if b >= start and a <= end)
+
+    def screen_text(self, start: float, end: float) -> str:
+        """What OCR reads in the frames taken between ``start`` and ``end``."""
+        return "\n".join(ocr(path) for t, path in self.frames if start <= t <= end)
 
     def text(self, start: float, end: float) -> str:
         """Everything heard and read between ``start`` and ``end``."""
-        parts = [t for a, b, t in self.heard if b >= start and a <= end]
-        parts += [ocr(path) for t, path in self.frames if start <= t <= end]
-        return "\n".join(parts)
+        return "\n".join(filter(None, (self.heard_text(start, end), self.screen_text(start, end))))
+
+    def chance(self, keys: Iterable[str], start: float, end: float, step_s: float) -> float:
+        """The share of screenshot-only agents stepping every ``step_s`` s that see ``keys``.
+
+        The frames are taken as the page's timeline (the screen stays as the last frame showed
+        it until the next). Each agent looks at 0 and then at ``phase + k * step_s``; it sees
+        the item when the screens it looked at between ``start`` and ``end`` hold half the keys.
+        """
+        keys = list(keys)
+        times = [t for t, _ in self.frames]
+        if not keys or not times:
+            return 0.0
+        hits = 0
+        for i in range(PHASES):
+            phase = (i + 0.5) * step_s / PHASES
+            looks = [0.0] + [phase + k * step_s for k in range(int(end // step_s) + 2)]
+            shown = {bisect.bisect_right(times, t) - 1 for t in looks if start <= t <= end} - {-1}
+            hits += seen(keys, "\n".join(ocr(self.frames[j][1]) for j in sorted(shown)))
+        return hits / PHASES
 
 
 def read_trace(folder: Path) -> Observed:
@@ -160,53 +217,133 @@ def read_trace(folder: Path) -> Observed:
     return Observed(tuple(sorted(heard.values())), tuple(sorted(frames)))
 
 
-def expected_seen(item: Evidence, mode: str) -> bool | None:
-    """Whether the premise wants ``item`` seen in ``mode`` (None: either way is fine)."""
-    if item.channel == "audio":
-        return mode in AUDIO_MODES
-    if not item.transient:
-        return True
-    if mode in KEYFRAME_MODES:
-        return True
-    return False if mode == "standard" else None
+def judge_evidence(
+    task: TaskSpec,
+    observed: dict[str, Observed],
+    timeline: Observed | None,
+    step_s: float = STEP_S,
+) -> list[dict[str, Any]]:
+    """One row per evidence item and mode, and one for the timeline.
 
-
-def judge_evidence(task_id: str, observed: dict[str, Observed]) -> list[dict[str, Any]]:
-    """One row per (evidence item, mode): seen or not, and whether the premise wants that."""
-    task = find_task(task_id)
+    Each row says whether the item was seen, and whether the premise wants that (see the
+    module's docstring).
+    """
     rows = []
     for number, item in enumerate(task.evidence, start=1):
-        keys = evidence_keys(item)
-        lo, hi = item.window[0] - SLACK_S[0], item.window[1] + SLACK_S[1]
-        for mode, obs in observed.items():
-            # Present: inside the window. Absent: nowhere in the episode (a leak at any time
-            # is a leak).
-            want = expected_seen(item, mode)
-            found = seen(keys, obs.text(lo, hi) if want is not False else obs.text(0.0, 1e9))
-            ok = want is None or found == want
-            reason = ""
-            if not keys:
-                ok, reason = False, "no keys to look for: give the evidence item keys"
-            elif not ok:
-                reason = f"{item.channel} evidence " + (
-                    "not perceived" if want else "perceived where it should not be"
-                )
+        verdicts = [(TIMELINE, *_judge_timeline(item, timeline))]
+        verdicts += [(m, *_judge_mode(item, m, o, timeline, step_s)) for m, o in observed.items()]
+        for mode, found, problems, extra in verdicts:
+            if not item.keys:
+                problems = ["no keys to look for: give the evidence item keys"]
             rows.append(
                 {
-                    "task": task_id,
+                    "task": task.id,
                     "check": "evidence",
                     "mode": mode,
                     "evidence": number,
                     "channel": item.channel,
                     "transient": item.transient,
-                    "keys": list(keys),
+                    "keys": list(item.keys),
                     "seen": found,
-                    "expected": want,
-                    "ok": ok,
-                    "reason": reason,
+                    **extra,
+                    "ok": not problems,
+                    "reason": "; ".join(problems),
                 }
             )
     return rows
+
+
+Verdict = tuple[bool, list[str], dict[str, Any]]  # seen, what is wrong, more fields
+
+
+def _window(item: Evidence) -> tuple[float, float]:
+    return item.window[0] - SLACK_S[0], item.window[1] + SLACK_S[1]
+
+
+def _judge_timeline(item: Evidence, timeline: Observed | None) -> Verdict:
+    """Audio: never on the page. Visual: on screen in its window; transient: gone after it."""
+    if timeline is None:
+        return False, ["no timeline run"], {}
+    lo, hi = _window(item)
+    if item.channel == "audio":
+        shown = seen(item.keys, timeline.screen_text(0.0, float("inf")))
+        return shown, ["spoken evidence is readable on the page"] if shown else [], {}
+    shown = seen(item.keys, timeline.screen_text(lo, hi))
+    problems = []
+    if not shown:
+        problems.append(
+            "not on screen in its window even in the timeline: check its keys and window, "
+            "or the text is too small for OCR"
+        )
+    if item.transient and seen(item.keys, timeline.screen_text(hi, float("inf"))):
+        problems.append("still on screen after its window: it is not transient")
+    return shown, problems, {}
+
+
+def _judge_mode(
+    item: Evidence, mode: str, obs: Observed, timeline: Observed | None, step_s: float
+) -> Verdict:
+    """Audio: heard in the audio modes. Visual: seen where the premise wants it.
+
+    In standard, a visual item is also judged by its chance (see :meth:`Observed.chance`).
+    """
+    lo, hi = _window(item)
+    if item.channel == "audio":
+        found = seen(item.keys, obs.heard_text(lo, hi))
+        missing = mode in AUDIO_MODES and not found
+        return found, ["audio evidence not heard in its window"] if missing else [], {}
+    found = seen(item.keys, obs.screen_text(lo, hi))
+    kind = "transient" if item.transient else "lasting"
+    problems = []
+    if (not item.transient or mode in KEYFRAME_MODES) and not found:
+        problems.append(f"{kind} visual evidence not seen")
+    if mode != "standard" or timeline is None:
+        return found, problems, {}
+    chance = timeline.chance(item.keys, lo, hi, step_s)
+    if item.transient and chance > TRANSIENT_CHANCE:
+        problems.append(
+            f"a screenshot-only agent stepping every {step_s:g} s sees it {chance:.0%} of the "
+            "time: show it for less time, or call it lasting"
+        )
+    if not item.transient and chance < LASTING_CHANCE:
+        problems.append(
+            f"a screenshot-only agent stepping every {step_s:g} s sees it only {chance:.0%} of "
+            "the time: call it transient, or show it for longer"
+        )
+    return found, problems, {"chance": chance}
+
+
+def fingerprint(task: TaskSpec) -> str:
+    """A hash of the task's files and its app's: what its episodes depend on."""
+    roots = [task.root]
+    if task.app:
+        roots.append(task.root.parent / "_shared" / "apps" / task.app)
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def forget_changed(out: Path, tasks: list[str]) -> list[str]:
+    """Drop the episodes and traces of tasks whose files changed since they ran.
+
+    Returns the ids dropped. ``out/fingerprints.json`` keeps what each task's episodes ran on.
+    """
+    path = out / "fingerprints.json"
+    known = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    now = {t: fingerprint(find_task(t)) for t in tasks}
+    changed = [t for t in tasks if t in known and known[t] != now[t]]
+    if changed:
+        for episodes in out.glob(f"*/{EPISODES_FILE}"):
+            kept = [line for line in read_lines(episodes) if line["task"] not in changed]
+            episodes.write_text("".join(json.dumps(line) + "\n" for line in kept), "utf-8")
+        for trace in out.glob("*/traces/*"):
+            if trace.name.split("-", 1)[0] in changed:
+                shutil.rmtree(trace)
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**known, **now}, indent=1, sort_keys=True), encoding="utf-8")
+    return changed
 
 
 def run_audit(
@@ -214,7 +351,7 @@ def run_audit(
     out: Path,
     seeds: int = 3,
     workers: int = 2,
-    step_s: float = 5.0,
+    step_s: float = STEP_S,
     base_seed: int = 0,
 ) -> list[dict[str, Any]]:
     """Run every check on ``tasks`` and return the rows.
@@ -226,50 +363,67 @@ def run_audit(
     if step_s <= 0:
         raise ValueError(f"expected step_s > 0, got {step_s}")
     tesseract()  # a missing OCR fails here, before any episode runs
+    specs = [find_task(t) for t in tasks]
+    forget_changed(out, tasks)
     rows: list[dict[str, Any]] = []
+    observer = AgentSpec("null", {"seconds": step_s, "until": "script"})
     runs = [
         ("solvable", AgentSpec("oracle"), ["aoi_interactive"], seeds, True),
-        ("null", AgentSpec("null"), ["standard"], 1, False),
+        ("null", AgentSpec("null", {"seconds": step_s}), ["standard"], 1, False),
         (
             "random",
-            AgentSpec("random", {"seed": 0, "can_speak": True}),
+            AgentSpec("random", {"seed": base_seed, "can_speak": True}),
             ["aoi_interactive"],
             1,
             False,
         ),
     ]
     for check, agent, modes, repeats, should_succeed in runs:
-        lines = evaluate(agent, tasks, modes, out / check, repeats, workers, base_seed)
-        rows += [_episode_row(check, line, should_succeed) for line in lines]
-    answered = [t for t in tasks if find_task(t).answers]
-    if answered:
+        traces = check == "null"  # the null run is standard's passive observer
         lines = evaluate(
-            AgentSpec("nearmiss"),
-            answered,
-            ["aoi_interactive"],
-            out / "nearmiss",
-            1,
-            workers,
-            base_seed,
+            agent, tasks, modes, out / check, repeats, workers, base_seed, traces=traces
+        )
+        rows += [_episode_row(check, line, should_succeed) for line in lines]
+    answered = [t.id for t in specs if t.answers]
+    if answered:
+        nearmiss = AgentSpec("nearmiss")
+        lines = evaluate(
+            nearmiss, answered, ["aoi_interactive"], out / "nearmiss", 1, workers, base_seed
         )
         rows += [_episode_row("nearmiss", line, False) for line in lines]
+    evaluate(
+        observer, tasks, list(PERCEIVE_MODES), out / "perceive", 1, workers, base_seed, traces=True
+    )
+    watcher = AgentSpec("null", {"seconds": TIMELINE_STEP_S, "until": "script"})
+    evaluate(
+        watcher,
+        tasks,
+        [TIMELINE_MODE],
+        out / TIMELINE,
+        1,
+        workers,
+        base_seed,
+        traces=True,
+        env_options=TIMELINE_ENV,
+    )
 
-    observer = AgentSpec(OBSERVER, {"seconds": step_s})
-    folder = out / "perceive"
-    evaluate(observer, tasks, list(MODES), folder, 1, workers, base_seed, traces=True)
-    for task in tasks:
-        observed = {}
-        for mode in MODES:
-            spec = EpisodeSpec(task, mode, 0, episode_seed(task, 0, base_seed))
-            trace = trace_dir(folder, spec, observer)
-            if (trace / "trace.jsonl").is_file():
-                observed[mode] = read_trace(trace)
-        rows += judge_evidence(task, observed)
+    def trace(folder: str, task: str, mode: str, agent: AgentSpec) -> Observed | None:
+        spec = EpisodeSpec(task, mode, 0, episode_seed(task, 0, base_seed))
+        path = trace_dir(out / folder, spec, agent)
+        return read_trace(path) if (path / "trace.jsonl").is_file() else None
+
+    for task in specs:
+        observed = {"standard": trace("null", task.id, "standard", runs[1][1])}
+        observed |= {m: trace("perceive", task.id, m, observer) for m in PERCEIVE_MODES}
+        timeline = trace(TIMELINE, task.id, TIMELINE_MODE, watcher)
+        present = {m: o for m, o in observed.items() if o is not None}
+        ocr_all((p for o in [*present.values(), timeline] if o for _, p in o.frames), workers)
+        rows += judge_evidence(task, present, timeline, step_s)
 
     with (out / "audit.jsonl").open("w", encoding="utf-8") as sink:
         for row in rows:
             sink.write(json.dumps(row) + "\n")
-    (out / "audit.md").write_text(render_summary(rows, tasks), encoding="utf-8")
+    (out / "audit.md").write_text(render_summary(rows, tasks, step_s), encoding="utf-8")
     return rows
 
 
@@ -296,7 +450,7 @@ def _episode_row(check: str, line: dict[str, Any], should_succeed: bool) -> dict
     }
 
 
-def render_summary(rows: list[dict[str, Any]], tasks: list[str]) -> str:
+def render_summary(rows: list[dict[str, Any]], tasks: list[str], step_s: float = STEP_S) -> str:
     """The audit as Markdown.
 
     The headline figures, evidence recall per channel and mode, the task x check table, and
@@ -316,6 +470,7 @@ def render_summary(rows: list[dict[str, Any]], tasks: list[str]) -> str:
         any(passed(t, c) is False for c in ("null", "random", "nearmiss")) for t in tasks
     )
     premise = sum(passed(t, "evidence") is True for t in tasks)
+    evidence = [r for r in rows if r["check"] == "evidence"]
     out = [
         "# Validity audit",
         "",
@@ -324,34 +479,56 @@ def render_summary(rows: list[dict[str, Any]], tasks: list[str]) -> str:
         f"- Evidence where the premise holds (each item seen in the modes that should see it, "
         f"and not where it should not): {premise}/{n}",
         "",
-        "## Evidence recall (share of items seen) per channel and mode",
+        "## Evidence recall per channel and mode",
         "",
-        "| channel | " + " | ".join(MODES) + " |",
-        "|---" * (len(MODES) + 1) + "|",
+        "Items seen by the passive observer (one look every "
+        f"{step_s:g} s). *timeline*: the run that records every screen; an audio item there is "
+        "one readable on the page. *chance*: the mean share of screenshot-only agents stepping "
+        f"every {step_s:g} s that see a visual item.",
+        "",
+        "| channel | " + " | ".join([*MODES, TIMELINE, "chance"]) + " |",
+        "|---" * (len(MODES) + 3) + "|",
     ]
-    evidence = [r for r in rows if r["check"] == "evidence"]
     for channel, transient in (("audio", None), ("visual", True), ("visual", False)):
         label = (
             channel
             if transient is None
             else f"{channel} ({'transient' if transient else 'lasting'})"
         )
+        mine = [
+            r
+            for r in evidence
+            if r["channel"] == channel and (transient is None or r["transient"] == transient)
+        ]
         cells = []
-        for mode in MODES:
-            mine = [
-                r
-                for r in evidence
-                if r["mode"] == mode
-                and r["channel"] == channel
-                and (transient is None or r["transient"] == transient)
-            ]
-            cells.append(f"{sum(r['seen'] for r in mine)}/{len(mine)}" if mine else "-")
+        for mode in [*MODES, TIMELINE]:
+            here = [r for r in mine if r["mode"] == mode]
+            cells.append(f"{sum(r['seen'] for r in here)}/{len(here)}" if here else "-")
+        chances = [r["chance"] for r in mine if r["mode"] == "standard" and "chance" in r]
+        cells.append(f"{sum(chances) / len(chances):.0%}" if chances else "-")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
-    checks = ("solvable", "null", "random", "nearmiss", "evidence")
-    out += ["", "## Tasks", "", "| task | " + " | ".join(checks) + " |", "|---" * 6 + "|"]
+    out += ["", "## Tasks", "", "| task | " + " | ".join(CHECKS) + " |", "|---" * 6 + "|"]
     marks = {True: "pass", False: "FAIL", None: "-"}
     for task in tasks:
-        out.append(f"| {task} | " + " | ".join(marks[passed(task, c)] for c in checks) + " |")
+        out.append(f"| {task} | " + " | ".join(marks[passed(task, c)] for c in CHECKS) + " |")
+    columns = [*MODES, TIMELINE]
+    out += [
+        "",
+        "## Evidence by task and mode",
+        "",
+        "Items seen of the task's items (an audio item in the timeline: readable on the page); "
+        "`!` marks a mode where an item failed its check.",
+        "",
+        "| task | " + " | ".join(columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
+    for task in tasks:
+        cells = []
+        for mode in columns:
+            here = [r for r in evidence if r["task"] == task and r["mode"] == mode]
+            bad = "!" if any(not r["ok"] for r in here) else ""
+            cells.append(f"{sum(r['seen'] for r in here)}/{len(here)}{bad}" if here else "-")
+        out.append(f"| {task} | " + " | ".join(cells) + " |")
     failures = [r for r in rows if not r["ok"]]
     out += ["", f"## Failures ({len(failures)})", ""]
     for r in failures:

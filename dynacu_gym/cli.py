@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from dynacu_gym.audit import STEP_S
 from dynacu_gym.tasks import CATEGORIES, TaskFormatError, find_task, task_folders
 
 
@@ -265,7 +266,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         rows = run_audit(tasks, Path(args.out), args.seeds, args.workers, args.step, args.seed)
     except AuditError as e:
         raise ValueError(str(e)) from e
-    summary = render_summary(rows, tasks)
+    summary = render_summary(rows, tasks, args.step)
     print(summary.split("\n## Tasks")[0].rstrip())
     print(f"\nwrote {Path(args.out) / 'audit.md'} and {Path(args.out) / 'audit.jsonl'}")
     return 0 if all(row["ok"] for row in rows) else 1
@@ -332,7 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder; an audit there is resumed")
     p.add_argument("--seeds", type=int, default=3, help="seeds of the scripted solution")
     p.add_argument("--workers", type=int, default=2, help="worker processes (one sandbox each)")
-    p.add_argument("--step", type=float, default=5.0, help="the observer's seconds per look")
+    p.add_argument("--step", type=float, default=STEP_S,
+                   help=f"an agent's seconds per step: the observer looks this often "
+                        f"(default: {STEP_S:g})")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
     p.set_defaults(func=_cmd_audit)
 

@@ -144,12 +144,17 @@ def trace_dir(out: Path, spec: EpisodeSpec, agent: AgentSpec) -> Path:
 
 
 def run_one(
-    spec: EpisodeSpec, agent: AgentSpec, env: Any | None = None, trace: Path | None = None
+    spec: EpisodeSpec,
+    agent: AgentSpec,
+    env: Any | None = None,
+    trace: Path | None = None,
+    env_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run one episode in this process and return its line.
 
     ``env``: reuse this env; ``trace``: save the episode's trace there (see
-    :mod:`dynacu_gym.trace`).
+    :mod:`dynacu_gym.trace`); ``env_options``: keyword arguments of the env when this makes it
+    (see :func:`dynacu_gym.env.make_env`).
     """
     import gymnasium as gym
 
@@ -159,7 +164,7 @@ def run_one(
 
     own = env is None
     if env is None:
-        env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode)
+        env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **(env_options or {}))
     try:
         recorder = TraceRecorder(env, trace) if trace is not None else None
         outcome = run_episode(
@@ -229,7 +234,13 @@ def _line(spec: EpisodeSpec, agent: AgentSpec, **outcome: Any) -> dict[str, Any]
     }
 
 
-def _worker(jobs: Any, results: Any, agent: AgentSpec, traces: Path | None) -> None:
+def _worker(
+    jobs: Any,
+    results: Any,
+    agent: AgentSpec,
+    traces: Path | None,
+    env_options: dict[str, Any],
+) -> None:
     """A worker process: run episodes from ``jobs``, reusing one env per (task, mode)."""
     # Its own process group: if it dies, the parent stops the sandbox processes it leaves.
     os.setsid()
@@ -247,7 +258,7 @@ def _worker(jobs: Any, results: Any, agent: AgentSpec, traces: Path | None) -> N
                     if env is not None:
                         env.close()
                     env, env_key = None, None
-                    env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode)
+                    env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **env_options)
                     env_key = (spec.task, spec.mode)
                 trace = trace_dir(traces, spec, agent) if traces is not None else None
                 line = run_one(spec, agent, env, trace)
@@ -305,6 +316,7 @@ def evaluate(
     retry_infra: bool = False,
     on_line: Callable[[dict[str, Any]], None] | None = None,
     traces: bool = False,
+    env_options: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run every episode of the plan not yet in ``out`` and return all of this plan's lines.
 
@@ -320,6 +332,8 @@ def evaluate(
         on_line: called with each new line (the CLI's progress bar uses its own).
         traces: save every episode's trace (records, screenshots, keyframes, speaker audio)
             under ``out/traces/`` (see :func:`trace_dir`).
+        env_options: keyword arguments of every env (e.g. ``{"max_keyframes": 8}``; see
+            :func:`dynacu_gym.env.make_env`).
     """
     from dynacu_gym.modes import check_mode
     from dynacu_gym.tasks import find_task
@@ -359,7 +373,7 @@ def evaluate(
                 on_line(line)
 
         if todo:
-            _run_workers(todo, agent, workers, record, out if traces else None)
+            _run_workers(todo, agent, workers, record, out if traces else None, env_options or {})
     return [existing[key_of(spec)] for spec in plan if key_of(spec) in existing]
 
 
@@ -369,6 +383,7 @@ def _run_workers(
     workers: int,
     record: Callable[[dict[str, Any]], None],
     traces: Path | None = None,
+    env_options: dict[str, Any] | None = None,
 ) -> None:
     """Run ``todo`` on worker processes; retry a crashed or infra-failed episode once."""
     ctx = mp.get_context("spawn")  # no inherited threads, browsers or locks
@@ -379,7 +394,8 @@ def _run_workers(
     procs: list[Any] = []
 
     def spawn() -> None:
-        proc = ctx.Process(target=_worker, args=(jobs, results, agent, traces), daemon=True)
+        args = (jobs, results, agent, traces, env_options or {})
+        proc = ctx.Process(target=_worker, args=args, daemon=True)
         proc.start()
         procs.append(proc)
 

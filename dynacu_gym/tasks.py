@@ -113,9 +113,10 @@ class Evidence:
         channel: ``audio`` or ``visual``.
         window: (start, end) seconds after the start when it can be perceived.
         transient: visual evidence that is gone from the screen after its window.
-        keys: words or numbers an observer who perceived the fact heard or saw (what the
-            audit looks for in transcripts and on screen); empty: the audit derives them
-            from the numbers and quoted words of ``fact``.
+        keys: words or numbers an observer who perceived the fact heard (audio) or read on
+            screen (visual), as said or shown: what ``dynacu audit`` looks for, half of them
+            being enough. Audio keys must never be on the page; transient visual keys must be
+            gone after the window.
     """
 
     fact: str

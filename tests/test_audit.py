@@ -2,34 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
+import types
 
 import pytest
 
+from dynacu_agents.null import SCRIPT_SLACK_S, NullAgent
 from dynacu_gym import audit
 from dynacu_gym.audit import (
     AuditError,
     Observed,
-    evidence_keys,
-    expected_seen,
+    forget_changed,
+    judge_evidence,
     key_found,
     read_trace,
     render_summary,
     run_audit,
     seen,
 )
-from dynacu_gym.tasks import Evidence
-
-
-def test_keys_come_from_the_item_or_from_the_numbers_and_quotes_of_its_fact():
-    given = Evidence("Raj gives the APAC figure", "audio", (9.0, 14.0), keys=("2.6", "Asia"))
-    assert evidence_keys(given) == ("2.6", "Asia")
-    derived = Evidence(
-        'the slide says "pending close" and lists $4,800, 3:30 and 15%', "visual", (0, 5)
-    )
-    assert evidence_keys(derived) == ("$4,800", "3:30", "15%", "pending close")
-    assert evidence_keys(Evidence("Marco says how many bugs", "audio", (0, 5))) == ()
+from dynacu_gym.tasks import Evidence, find_task
 
 
 @pytest.mark.parametrize(
@@ -54,15 +47,6 @@ def test_an_item_is_seen_when_half_its_keys_are_found():
     assert seen(["4.2", "3.1", "1.4", "2.0"], "North America 4.2 Europe 3.1 (unreadable)")
     assert not seen(["4.2", "3.1", "1.4"], "North America 4.2")
     assert not seen([], "anything")
-
-
-def test_the_premise_per_channel_and_mode():
-    spoken = Evidence("x", "audio", (0, 1))
-    assert [expected_seen(spoken, m) for m in audit.MODES] == [False, False, True, True, True]
-    flash = Evidence("x", "visual", (0, 1), transient=True)
-    assert [expected_seen(flash, m) for m in audit.MODES] == [False, True, None, True, True]
-    lasting = Evidence("x", "visual", (0, 1))
-    assert all(expected_seen(lasting, m) for m in audit.MODES)
 
 
 def test_observed_text_is_what_was_heard_and_read_inside_the_window(tmp_path, monkeypatch):
@@ -92,6 +76,117 @@ def test_a_trace_is_read_back_with_its_times(tmp_path):
     assert obs.frames[1][1] == tmp_path / "keyframes" / "0001-1.png"
 
 
+def _fake_ocr(monkeypatch, texts):
+    """OCR that reads each frame's text from ``texts`` by the frame's file name."""
+    monkeypatch.setattr(audit, "ocr", lambda path: texts[path.name])
+
+
+def _frames(tmp_path, *shown):
+    return tuple((t, tmp_path / name) for t, name in shown)
+
+
+def test_the_chance_is_the_share_of_step_phases_that_look_while_it_is_shown(tmp_path, monkeypatch):
+    _fake_ocr(monkeypatch, {"a": "intro", "b": "flash 42", "c": "intro"})
+    timeline = Observed((), _frames(tmp_path, (0.0, "a"), (12.0, "b"), (16.0, "c")))
+    # Agents look at 0 and at phase + 10 k: those whose phase is in [2, 6) look at 12-16 s.
+    assert timeline.chance(["42"], 11.0, 19.0, 10.0) == pytest.approx(0.4)
+    assert timeline.chance(["42"], 11.0, 19.0, 2.0) == 1.0
+    assert timeline.chance(["intro"], 0.0, 60.0, 10.0) == 1.0
+    assert timeline.chance(["99"], 0.0, 60.0, 10.0) == 0.0
+
+
+def _b4_with(*evidence):
+    return dataclasses.replace(find_task("B4"), evidence=evidence)
+
+
+SPOKEN = Evidence("APAC came in at 2.6", "audio", (9.0, 14.0), keys=("2.6",))
+FLASH = Evidence("a flash shows 42", "visual", (12.0, 16.0), transient=True, keys=("42",))
+TITLE = Evidence("the title", "visual", (0.0, 30.0), keys=("Revenue",))
+
+
+def test_the_premise_holds_when_each_mode_perceives_what_it_should(tmp_path, monkeypatch):
+    _fake_ocr(
+        monkeypatch,
+        {"a": "Revenue intro", "b": "Revenue flash 42", "c": "Revenue intro", "s": "Revenue"},
+    )
+    timeline = Observed((), _frames(tmp_path, (0.0, "a"), (12.0, "b"), (16.0, "c")))
+    screens = _frames(tmp_path, (0.0, "s"), (10.0, "s"), (20.0, "s"))
+    heard = ((10.0, 13.0, "it came in at two point six million"),)
+    keyframes = tuple(sorted(screens + _frames(tmp_path, (12.1, "b"))))
+    observed = {
+        "standard": Observed((), screens),
+        "aoi_visual": Observed((), keyframes),
+        "aoi_audio": Observed(heard, screens),
+        "aoi_full": Observed(heard, keyframes),
+    }
+    rows = judge_evidence(_b4_with(SPOKEN, FLASH, TITLE), observed, timeline, step_s=10.0)
+    assert all(r["ok"] for r in rows), [r for r in rows if not r["ok"]]
+    got = {(r["evidence"], r["mode"]): r["seen"] for r in rows}
+    assert [got[1, m] for m in ("standard", "aoi_visual", "aoi_audio", "aoi_full")] == [
+        False,
+        False,
+        True,
+        True,
+    ]
+    assert [got[2, m] for m in ("standard", "aoi_visual", "aoi_audio", "aoi_full")] == [
+        False,
+        True,
+        False,
+        True,
+    ]
+    assert all(got[3, m] for m in observed)
+    chance = {r["evidence"]: r["chance"] for r in rows if r["mode"] == "standard" and "chance" in r}
+    assert chance == {2: pytest.approx(0.4), 3: 1.0}
+
+
+def test_the_premise_fails_for_leaks_long_flashes_and_missing_keys(tmp_path, monkeypatch):
+    _fake_ocr(monkeypatch, {"a": "intro", "b": "flash 42 and 2.6", "c": "intro"})
+    # The flash stays 8 s: most screenshot-only agents stepping every 10 s catch it.
+    timeline = Observed((), _frames(tmp_path, (0.0, "a"), (12.0, "b"), (20.0, "c")))
+    long_flash = dataclasses.replace(FLASH, window=(12.0, 20.0))
+    unkeyed = Evidence("someone says something", "audio", (1.0, 2.0))
+    observed = {"standard": Observed((), _frames(tmp_path, (0.0, "a"), (13.0, "b")))}
+    rows = judge_evidence(_b4_with(SPOKEN, long_flash, unkeyed), observed, timeline, 10.0)
+    reasons = {(r["evidence"], r["mode"]): r["reason"] for r in rows if not r["ok"]}
+    assert reasons == {
+        (1, "timeline"): "spoken evidence is readable on the page",
+        (2, "standard"): "a screenshot-only agent stepping every 10 s sees it 80% of the time: "
+        "show it for less time, or call it lasting",
+        (3, "timeline"): "no keys to look for: give the evidence item keys",
+        (3, "standard"): "no keys to look for: give the evidence item keys",
+    }
+
+
+def test_the_passive_observer_stops_once_the_script_has_played():
+    env = types.SimpleNamespace(unwrapped=types.SimpleNamespace(task=find_task("B4")))
+    observer = NullAgent(env, seconds=10.0, until="script")
+    end = find_task("B4").duration_s + SCRIPT_SLACK_S
+    assert observer.act({"elapsed": end - 0.1})[0] == {"type": "wait", "seconds": 10.0}
+    assert observer.act({"elapsed": end})[0] == {"type": "done"}
+    assert NullAgent().act({"elapsed": 1e6})[0]["type"] == "wait"
+    with pytest.raises(ValueError, match="until > 0 seconds, 'script' or None"):
+        NullAgent(env, until="end")
+    with pytest.raises(ValueError, match="seconds in"):
+        NullAgent(env, seconds=0)
+
+
+def test_a_resumed_audit_runs_again_the_tasks_whose_files_changed(tmp_path):
+    run = tmp_path / "null"
+    (run / "traces" / "B4-standard-null-0").mkdir(parents=True)
+    (run / "traces" / "B5-standard-null-0").mkdir(parents=True)
+    lines = [{"task": "B4", "mode": "standard"}, {"task": "B5", "mode": "standard"}]
+    (run / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert forget_changed(tmp_path, ["B4", "B5"]) == []  # first run: nothing to compare with
+    known = json.loads((tmp_path / "fingerprints.json").read_text())
+    (tmp_path / "fingerprints.json").write_text(json.dumps({**known, "B4": "an older one"}))
+    assert forget_changed(tmp_path, ["B4", "B5"]) == ["B4"]
+    assert [json.loads(x)["task"] for x in (run / "episodes.jsonl").read_text().splitlines()] == [
+        "B5"
+    ]
+    assert sorted(p.name for p in (run / "traces").iterdir()) == ["B5-standard-null-0"]
+    assert forget_changed(tmp_path, ["B4", "B5"]) == []
+
+
 def test_the_summary_counts_tasks_and_lists_failures():
     rows = [
         {"task": "A1", "check": "solvable", "mode": "aoi_interactive", "ok": True, "reason": ""},
@@ -111,7 +206,23 @@ def test_the_summary_counts_tasks_and_lists_failures():
             "reason": "the random agent solved it",
         },  # fmt: skip
     ]
+    item = {"task": "A1", "check": "evidence", "evidence": 1, "channel": "visual"}
+    rows += [
+        {**item, "transient": True, "mode": "aoi_full", "seen": True, "ok": True, "reason": ""},
+        {
+            **item,
+            "transient": True,
+            "mode": "standard",
+            "seen": True,
+            "chance": 0.8,
+            "ok": False,
+            "reason": "a screenshot-only agent stepping every 10 s sees it 80% of the time",
+        },
+    ]
     text = render_summary(rows, ["A1", "A2"])
+    assert "| visual (transient) | 1/1 | - | - | 1/1 | - | - | 80% |" in text
+    assert "| A1 | 1/1! | - | - | 1/1 | - | - |" in text
+    assert "- A1 evidence (standard, evidence #1): a screenshot-only agent" in text
     assert "Solvable (every seed of the scripted solution succeeds): 1/2" in text
     assert "Guessable (the null, random or near-miss agent succeeds): 1/2" in text
     assert "| A2 | FAIL | - | FAIL | - | - |" in text
@@ -139,5 +250,6 @@ def test_audit_of_a_real_task(tmp_path):
     assert all(r["ok"] for r in episodes), episodes
     evidence = {(r["evidence"], r["mode"]): r["seen"] for r in rows if r["check"] == "evidence"}
     assert [evidence[2, m] for m in audit.MODES] == [False, False, True, True, True]
-    assert all(evidence[1, m] for m in audit.KEYFRAME_MODES)
+    assert not evidence[2, audit.TIMELINE]  # Raj's figure is never on the page
+    assert all(evidence[1, m] for m in (*audit.KEYFRAME_MODES, audit.TIMELINE))
     assert "| B4 | pass | pass | pass | pass |" in (tmp_path / "audit.md").read_text()

@@ -19,6 +19,7 @@ from dynacu_gym.evaluation import (
     make_agent,
     plan_episodes,
     read_lines,
+    run_one,
 )
 
 # ---- pure logic ------------------------------------------------------------------------------
@@ -46,6 +47,22 @@ def test_read_lines_ignores_a_line_cut_short_at_the_end(tmp_path):
     path.write_text('{"broken\n' + json.dumps(line) + "\n")
     with pytest.raises(ValueError, match="episodes.jsonl:1"):
         read_lines(path)
+
+
+def test_env_options_reach_the_env(monkeypatch):
+    import gymnasium
+
+    made = {}
+
+    def make(env_id, **kwargs):
+        made.update(kwargs, id=env_id)
+        raise RuntimeError("made")
+
+    monkeypatch.setattr(gymnasium, "make", make)
+    spec = plan_episodes(["B4"], ["aoi_visual"], 1)[0]
+    with pytest.raises(RuntimeError, match="made"):
+        run_one(spec, AgentSpec("null"), env_options={"max_keyframes": 16})
+    assert made == {"id": "DynaCU-B4-v0", "mode": "aoi_visual", "max_keyframes": 16}
 
 
 def test_unknown_agents_and_modes_are_clear_errors(tmp_path):
