@@ -84,8 +84,14 @@ def _canonical_decimal(sign: str, int_part: str, frac_part: str, power: int) -> 
 
 
 def _words_to_number(tokens: list[str]) -> tuple[int, str] | None:
-    """English number words to (integer, fraction digits); None if any token is not one."""
+    """English number words to (integer, fraction digits); None if any token is not one.
+
+    A word that fits the number so far adds to it ("twenty one" is 21, "three hundred five"
+    is 305); one that cannot starts a said digit group that follows it: "one forty-nine" is
+    149, "six one eight four" is 6184, "nineteen ninety-nine" is 1999, "five oh two" is 502.
+    """
     total, current, seen = 0, 0, False
+    last = ""  # the kind of the last word: "", unit, teen, tens, tens+unit, hundred
     frac = ""
     for i, tok in enumerate(tokens):
         if tok == "and":
@@ -96,17 +102,26 @@ def _words_to_number(tokens: list[str]) -> tuple[int, str] | None:
                 return None
             frac = "".join(str(_UNITS[t]) for t in rest)
             break
-        if tok in _UNITS:
-            current += _UNITS[tok]
-        elif tok in _TENS:
-            current += _TENS[tok]
+        if tok in _UNITS or tok in _TENS:
+            value = _UNITS[tok] if tok in _UNITS else _TENS[tok]
+            kind = "unit" if value < 10 else ("teen" if value < 20 else "tens")
+            if kind == "unit":
+                fits = last in ("", "tens", "hundred") and (value > 0 or not seen)
+            else:
+                fits = last in ("", "hundred")
+            if fits:
+                current += value
+                kind = "tens+unit" if last == "tens" else kind
+            else:
+                current = current * (10 if kind == "unit" else 100) + value
+            last = kind
         elif tok == "hundred":
-            current = max(current, 1) * 100
+            current, last = max(current, 1) * 100, "hundred"
         elif tok in _SCALES:
             total += max(current, 1) * 10 ** _SCALES[tok]
-            current = 0
-        elif tok.isdigit():
-            current += int(tok)
+            current, last = 0, ""
+        elif tok.isdigit() and not seen:  # "3 thousand"; but "3 20 4" is no one number
+            current, last = int(tok), ""
         else:
             return None
         seen = True
@@ -129,7 +144,7 @@ def _number(text: str) -> str | None:
     sign = ""
     if text.startswith(("minus ", "negative ")):
         sign, text = "-", text.split(" ", 1)[1]
-    tokens = [t for t in re.split(r"[ \-]+", text) if t]
+    tokens = [t for t in re.split(r"[ ,\-]+", text) if t]  # "five, eight, two": digits
     # "1.4 million" was handled above; "one point four million" ends in a scale word.
     power = 0
     if len(tokens) > 1 and tokens[-1] in _SCALES and "point" in tokens:

@@ -79,8 +79,10 @@
     return sign === "-" && value !== "0" ? "-" + value : value;
   }
 
+  // A word that fits the number so far adds to it; one that cannot starts a said digit group
+  // that follows it. The examples and the rule: _words_to_number in answers.py.
   function wordsToNumber(tokens) {
-    let total = 0, current = 0, seen = false, frac = "";
+    let total = 0, current = 0, seen = false, frac = "", last = "";
     for (let i = 0; i < tokens.length; i++) {
       const tok = tokens[i];
       if (tok === "and") continue;
@@ -90,14 +92,30 @@
         frac = rest.map((t) => String(UNITS[t])).join("");
         break;
       }
-      if (has(UNITS, tok)) current += UNITS[tok];
-      else if (has(TENS, tok)) current += TENS[tok];
-      else if (tok === "hundred") current = Math.max(current, 1) * 100;
-      else if (has(SCALES, tok)) {
+      if (has(UNITS, tok) || has(TENS, tok)) {
+        const value = has(UNITS, tok) ? UNITS[tok] : TENS[tok];
+        let kind = value < 10 ? "unit" : value < 20 ? "teen" : "tens";
+        const fits = kind === "unit"
+          ? ["", "tens", "hundred"].includes(last) && (value > 0 || !seen)
+          : ["", "hundred"].includes(last);
+        if (fits) {
+          current += value;
+          if (last === "tens") kind = "tens+unit";
+        } else {
+          current = current * (kind === "unit" ? 10 : 100) + value;
+        }
+        last = kind;
+      } else if (tok === "hundred") {
+        current = Math.max(current, 1) * 100;
+        last = "hundred";
+      } else if (has(SCALES, tok)) {
         total += Math.max(current, 1) * Math.pow(10, SCALES[tok]);
         current = 0;
-      } else if (/^\d+$/.test(tok)) current += parseInt(tok, 10);
-      else return null;
+        last = "";
+      } else if (/^\d+$/.test(tok) && !seen) {
+        current = parseInt(tok, 10);
+        last = "";
+      } else return null;
       seen = true;
     }
     if (!seen) return null;
@@ -120,7 +138,7 @@
       sign = "-";
       text = text.slice(text.indexOf(" ") + 1);
     }
-    const tokens = text.split(/[ \-]+/).filter((t) => t);
+    const tokens = text.split(/[ ,\-]+/).filter((t) => t); // "five, eight, two": digits
     let power = 0;
     if (tokens.length > 1 && has(SCALES, tokens[tokens.length - 1]) && tokens.includes("point")) {
       power = SCALES[tokens.pop()];
