@@ -9,7 +9,7 @@ from __future__ import annotations
 from dynacu_agents.base import Agent
 from dynacu_agents.llm import LLMAgent
 from dynacu_agents.null import NullAgent
-from dynacu_agents.oracle import NearMissAgent, OracleAgent
+from dynacu_agents.oracle import NearMissAgent, OracleAgent, WatcherAgent
 from dynacu_agents.random_agent import RandomAgent
 
 AGENTS = {
@@ -17,6 +17,7 @@ AGENTS = {
     "oracle": OracleAgent,
     "nearmiss": NearMissAgent,
     "random": RandomAgent,
+    "watcher": WatcherAgent,
 }
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "NullAgent",
     "OracleAgent",
     "RandomAgent",
+    "WatcherAgent",
 ]

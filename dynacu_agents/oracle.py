@@ -65,10 +65,7 @@ class OracleAgent:
         if self._waiting_since is None:
             self._waiting_since = now
         try:
-            if step.when and not self.env.evaluate_in_page(f"() => Boolean({step.when})"):
-                raise _Unresolved(step.when)
-            text = CENTER_PLACEHOLDER.sub(self._center, self._actions[self._index])
-            text = PAGE_PLACEHOLDER.sub(self._page_value, text)
+            text = self._resolve(step.when, self._actions[self._index])
         except _Unresolved as e:
             if now - self._waiting_since > step.timeout:
                 return {"type": "done"}, {"solution": f"gave up waiting for {e}"}
@@ -77,6 +74,17 @@ class OracleAgent:
         action = parse_action(text)
         self._index += 1
         return action, {"solution_step": self._index}
+
+    def _resolve(self, when: str, action: str) -> str:
+        """The action's text, once ``when`` holds and its page values are there.
+
+        Raises:
+            _Unresolved: not yet.
+        """
+        if when and not self.env.evaluate_in_page(f"() => Boolean({when})"):
+            raise _Unresolved(when)
+        text = CENTER_PLACEHOLDER.sub(self._center, action)
+        return PAGE_PLACEHOLDER.sub(self._page_value, text)
 
     def _center(self, match: Any) -> str:
         point = self.env.evaluate_in_page(CENTER_SCRIPT, match.group(1))
@@ -116,3 +124,46 @@ class NearMissAgent(OracleAgent):
             for name, spec in self.env.task.answers.items()
         }
         super().reset(instruction)
+
+
+class WatcherAgent(OracleAgent):
+    """The scripted solution, played by an agent that looks only every ``look_s`` seconds.
+
+    The audit's observer: it does what the solution does when the solution does it, so what an
+    agent sees only after acting (a dialog after a click, a game after Space) is there to be
+    seen; otherwise it looks at the page once every ``look_s`` seconds, as an agent that
+    thinks that long between steps. It waits for a step's ``when`` between looks (the page runs
+    on while an agent thinks), not in steps of its own.
+
+    Args:
+        env: the env (any wrapper of a DynaCU env).
+        look_s: seconds between looks (at most the longest wait).
+    """
+
+    name = "watcher"
+
+    def __init__(self, env: Any, look_s: float = 10.0) -> None:
+        if not 0 < look_s <= MAX_WAIT_S:
+            raise ValueError(f"expected look_s in (0, {MAX_WAIT_S:g}], got {look_s!r}")
+        super().__init__(env)
+        self.look_s = look_s
+
+    def act(self, observation: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The solution's next action when due; else a wait of at most ``look_s``."""
+        action, info = super().act(observation)
+        if action["type"] == "wait":
+            if info.get("solution") == "finished":
+                action = {"type": "wait", "seconds": self.look_s}
+            else:
+                action = {"type": "wait", "seconds": min(action["seconds"], self.look_s)}
+        return action, info
+
+    def _resolve(self, when: str, action: str) -> str:
+        deadline = time.monotonic() + self.look_s
+        while True:
+            try:
+                return super()._resolve(when, action)
+            except _Unresolved:
+                if time.monotonic() + POLL_S > deadline:
+                    raise
+                time.sleep(POLL_S)

@@ -7,18 +7,19 @@
 2. **unguessable**: the null agent (standard), the random agent and the near-miss agent (the
    scripted solution answering with the task's first near misses), both in aoi_interactive;
    no episode may succeed.
-3. **perceivable**: a passive observer (the null agent, looking every ``step_s`` seconds as an
-   agent that thinks between steps would) in each of the five modes, with its whole trace
-   saved. Standard's observer is the null run above. Each evidence item's ``keys`` (see
-   :class:`dynacu_gym.tasks.Evidence`) are looked for in what that mode let the observer
-   perceive: the Whisper transcript in the audio modes, and the screenshots and keyframes read
-   by OCR (tesseract). An item is *seen* when at least half its keys are found.
+3. **perceivable**: a watcher in each of the five modes, with its whole trace saved. The
+   watcher plays the scripted solution (so what appears only after a click, or after Space
+   starts a game, is there to be seen) and otherwise looks at the page every ``step_s``
+   seconds, as an agent that thinks between steps. Each evidence item's ``keys`` (see
+   :class:`dynacu_gym.tasks.Evidence`) are looked for in what that mode let it perceive: the
+   Whisper transcript in the audio modes, and the screenshots and keyframes read by OCR
+   (tesseract). An item is *seen* when at least half its keys are found.
 
-   A sixth passive run, the **timeline**, records everything the page showed: aoi_visual
-   looking every 5 s with K = 16, so no keyframe is ever dropped (5 s at 3 frames a second is
-   15 frames). From it the audit computes, for each visual item, its *chance*: the share of
+   A sixth watcher, the **timeline**, records everything the page showed: aoi_visual looking
+   every 5 s with K = 16, so no keyframe is ever dropped (5 s at 3 frames a second is 15
+   frames). From it the audit computes, for each visual item, its *chance*: the share of
    screenshot-only agents stepping every ``step_s`` seconds (one per phase of their steps)
-   that see it. One standard run is one such agent; the chance is all of them.
+   that see it. The standard watcher is one such agent; the chance is all of them.
 
    The benchmark's premise holds for an item when
 
@@ -78,9 +79,10 @@ TIMELINE = "timeline"
 TIMELINE_MODE = "aoi_visual"
 TIMELINE_STEP_S = 5.0
 TIMELINE_ENV = {"max_keyframes": 16}  # 5 s at 3 frames a second fits: nothing is dropped
-PERCEIVE_MODES = tuple(m for m in MODES if m != "standard")  # standard's is the null run
 CHECKS = ("solvable", "null", "random", "nearmiss", "evidence")
 
+_TRAILING_PUNCT = re.compile(r"(?<=\w)[,;)\]]+(?=\s|$)")
+_ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.I)
 # A transcript line in a record: (12.3s–15.0s) "what was said"
 _HEARD = re.compile(r"^\((\d+(?:\.\d+)?)s–(\d+(?:\.\d+)?)s\) \"(.*)\"", re.M)
 
@@ -98,7 +100,9 @@ def key_found(key: str, text: str) -> bool:
     if any(ch.isdigit() for ch in key):
         kind = "time" if ":" in key else "number"
         if normalize(kind, key) is not None:
-            return mentions(kind, [key], text, max_words=len(key.split()) + 2)
+            # "$95, not" and "April 28th": a number ends at a comma or an ordinal's suffix.
+            text = _ORDINAL.sub(r"\1", _TRAILING_PUNCT.sub(" ", text))
+            return mentions(kind, [key], text, max_words=len(key.split()) + 5)
     wanted = normalize("text", key)
     if not wanted:
         return False
@@ -230,20 +234,20 @@ def judge_evidence(
     """
     rows = []
     for number, item in enumerate(task.evidence, start=1):
+        if item.channel == "visual" and not item.keys:
+            # Not text (a highlight, a mole, a falling fruit): OCR cannot look for it.
+            unread = {"check": "unread", "mode": "", "seen": None, "ok": True, "reason": ""}
+            rows.append({**_item_fields(task, number, item), **unread})
+            continue
         verdicts = [(TIMELINE, *_judge_timeline(item, timeline))]
         verdicts += [(m, *_judge_mode(item, m, o, timeline, step_s)) for m, o in observed.items()]
         for mode, found, problems, extra in verdicts:
             if not item.keys:
-                problems = ["no keys to look for: give the evidence item keys"]
+                problems = ["no keys to listen for: give the audio evidence item keys"]
             rows.append(
                 {
-                    "task": task.id,
-                    "check": "evidence",
+                    **_item_fields(task, number, item),
                     "mode": mode,
-                    "evidence": number,
-                    "channel": item.channel,
-                    "transient": item.transient,
-                    "keys": list(item.keys),
                     "seen": found,
                     **extra,
                     "ok": not problems,
@@ -251,6 +255,18 @@ def judge_evidence(
                 }
             )
     return rows
+
+
+def _item_fields(task: TaskSpec, number: int, item: Evidence) -> dict[str, Any]:
+    return {
+        "task": task.id,
+        "check": "evidence",
+        "evidence": number,
+        "channel": item.channel,
+        "transient": item.transient,
+        "keys": list(item.keys),
+        "fact": item.fact,
+    }
 
 
 Verdict = tuple[bool, list[str], dict[str, Any]]  # seen, what is wrong, more fields
@@ -366,10 +382,9 @@ def run_audit(
     specs = [find_task(t) for t in tasks]
     forget_changed(out, tasks)
     rows: list[dict[str, Any]] = []
-    observer = AgentSpec("null", {"seconds": step_s, "until": "script"})
     runs = [
         ("solvable", AgentSpec("oracle"), ["aoi_interactive"], seeds, True),
-        ("null", AgentSpec("null", {"seconds": step_s}), ["standard"], 1, False),
+        ("null", AgentSpec("null"), ["standard"], 1, False),
         (
             "random",
             AgentSpec("random", {"seed": base_seed, "can_speak": True}),
@@ -379,10 +394,7 @@ def run_audit(
         ),
     ]
     for check, agent, modes, repeats, should_succeed in runs:
-        traces = check == "null"  # the null run is standard's passive observer
-        lines = evaluate(
-            agent, tasks, modes, out / check, repeats, workers, base_seed, traces=traces
-        )
+        lines = evaluate(agent, tasks, modes, out / check, repeats, workers, base_seed)
         rows += [_episode_row(check, line, should_succeed) for line in lines]
     answered = [t.id for t in specs if t.answers]
     if answered:
@@ -391,12 +403,11 @@ def run_audit(
             nearmiss, answered, ["aoi_interactive"], out / "nearmiss", 1, workers, base_seed
         )
         rows += [_episode_row("nearmiss", line, False) for line in lines]
+    watcher = AgentSpec("watcher", {"look_s": step_s})
+    evaluate(watcher, tasks, list(MODES), out / "perceive", 1, workers, base_seed, traces=True)
+    recorder = AgentSpec("watcher", {"look_s": TIMELINE_STEP_S})
     evaluate(
-        observer, tasks, list(PERCEIVE_MODES), out / "perceive", 1, workers, base_seed, traces=True
-    )
-    watcher = AgentSpec("null", {"seconds": TIMELINE_STEP_S, "until": "script"})
-    evaluate(
-        watcher,
+        recorder,
         tasks,
         [TIMELINE_MODE],
         out / TIMELINE,
@@ -413,9 +424,8 @@ def run_audit(
         return read_trace(path) if (path / "trace.jsonl").is_file() else None
 
     for task in specs:
-        observed = {"standard": trace("null", task.id, "standard", runs[1][1])}
-        observed |= {m: trace("perceive", task.id, m, observer) for m in PERCEIVE_MODES}
-        timeline = trace(TIMELINE, task.id, TIMELINE_MODE, watcher)
+        observed = {m: trace("perceive", task.id, m, watcher) for m in MODES}
+        timeline = trace(TIMELINE, task.id, TIMELINE_MODE, recorder)
         present = {m: o for m, o in observed.items() if o is not None}
         ocr_all((p for o in [*present.values(), timeline] if o for _, p in o.frames), workers)
         rows += judge_evidence(task, present, timeline, step_s)
@@ -529,6 +539,17 @@ def render_summary(rows: list[dict[str, Any]], tasks: list[str], step_s: float =
             bad = "!" if any(not r["ok"] for r in here) else ""
             cells.append(f"{sum(r['seen'] for r in here)}/{len(here)}{bad}" if here else "-")
         out.append(f"| {task} | " + " | ".join(cells) + " |")
+    unread = [r for r in rows if r["check"] == "unread"]
+    if unread:
+        out += [
+            "",
+            f"## Visual evidence that is not text ({len(unread)})",
+            "",
+            "Items without keys (a highlight, a shape): OCR cannot look for them, so they are "
+            "not checked.",
+            "",
+        ]
+        out += [f"- {r['task']} #{r['evidence']}: {r['fact']}" for r in unread]
     failures = [r for r in rows if not r["ok"]]
     out += ["", f"## Failures ({len(failures)})", ""]
     for r in failures:

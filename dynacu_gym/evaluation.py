@@ -35,7 +35,7 @@ from typing import Any
 from dynacu_gym.report import episode_key
 
 EPISODES_FILE = "episodes.jsonl"
-BUILTIN_AGENTS = ("null", "random", "oracle", "nearmiss", "llm")
+BUILTIN_AGENTS = ("null", "random", "oracle", "nearmiss", "watcher", "llm")
 TRACES_DIR = "traces"
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import time
 import types
 
 import pytest
 
-from dynacu_agents.null import SCRIPT_SLACK_S, NullAgent
+from dynacu_agents.oracle import WatcherAgent
 from dynacu_gym import audit
 from dynacu_gym.audit import (
     AuditError,
@@ -22,7 +23,7 @@ from dynacu_gym.audit import (
     run_audit,
     seen,
 )
-from dynacu_gym.tasks import Evidence, find_task
+from dynacu_gym.tasks import Evidence, SolutionStep, find_task
 
 
 @pytest.mark.parametrize(
@@ -37,6 +38,10 @@ from dynacu_gym.tasks import Evidence, find_task
         ("Cedar Hall", "Cedar Halls", False),
         ("INC-4471", "INC 4471 Checkout API", True),
         ("14", "140 people", False),
+        ("95", "it was $95, not $120.", True),
+        ("$21,000", "quarter: $21,000, split", True),
+        ("28", "moves to April 28th", True),
+        ("1250", "about twelve hundred and fifty visits", True),
     ],
 )
 def test_a_key_is_found_in_words_and_digits_alike(key, text, found):
@@ -146,28 +151,42 @@ def test_the_premise_fails_for_leaks_long_flashes_and_missing_keys(tmp_path, mon
     long_flash = dataclasses.replace(FLASH, window=(12.0, 20.0))
     unkeyed = Evidence("someone says something", "audio", (1.0, 2.0))
     observed = {"standard": Observed((), _frames(tmp_path, (0.0, "a"), (13.0, "b")))}
-    rows = judge_evidence(_b4_with(SPOKEN, long_flash, unkeyed), observed, timeline, 10.0)
+    mole = Evidence("a mole pops up", "visual", (1.0, 2.0), transient=True)
+    rows = judge_evidence(_b4_with(SPOKEN, long_flash, unkeyed, mole), observed, timeline, 10.0)
+    assert [r["evidence"] for r in rows if r["check"] == "unread"] == [4]
+    assert "- B4 #4: a mole pops up" in render_summary(rows, ["B4"])
     reasons = {(r["evidence"], r["mode"]): r["reason"] for r in rows if not r["ok"]}
     assert reasons == {
         (1, "timeline"): "spoken evidence is readable on the page",
         (2, "standard"): "a screenshot-only agent stepping every 10 s sees it 80% of the time: "
         "show it for less time, or call it lasting",
-        (3, "timeline"): "no keys to look for: give the evidence item keys",
-        (3, "standard"): "no keys to look for: give the evidence item keys",
+        (3, "timeline"): "no keys to listen for: give the audio evidence item keys",
+        (3, "standard"): "no keys to listen for: give the audio evidence item keys",
     }
 
 
-def test_the_passive_observer_stops_once_the_script_has_played():
-    env = types.SimpleNamespace(unwrapped=types.SimpleNamespace(task=find_task("B4")))
-    observer = NullAgent(env, seconds=10.0, until="script")
-    end = find_task("B4").duration_s + SCRIPT_SLACK_S
-    assert observer.act({"elapsed": end - 0.1})[0] == {"type": "wait", "seconds": 10.0}
-    assert observer.act({"elapsed": end})[0] == {"type": "done"}
-    assert NullAgent().act({"elapsed": 1e6})[0]["type"] == "wait"
-    with pytest.raises(ValueError, match="until > 0 seconds, 'script' or None"):
-        NullAgent(env, until="end")
-    with pytest.raises(ValueError, match="seconds in"):
-        NullAgent(env, seconds=0)
+def test_the_watcher_plays_the_solution_and_otherwise_looks_every_step(monkeypatch):
+    ready = {"now": False}
+    solution = (
+        SolutionStep("click 10 20", at=25.0),
+        SolutionStep('type "{answer.q3_total}"', when="window.ready"),
+    )
+    task = dataclasses.replace(find_task("B4"), solution=solution)
+    page = types.SimpleNamespace(task=task, evaluate_in_page=lambda script: ready["now"])
+    watcher = WatcherAgent(types.SimpleNamespace(unwrapped=page), look_s=0.5)
+    watcher.reset("")
+    assert watcher.act({"elapsed": 0.0})[0] == {"type": "wait", "seconds": 0.5}
+    assert watcher.act({"elapsed": 24.8})[0] == {"type": "wait", "seconds": pytest.approx(0.2)}
+    assert watcher.act({"elapsed": 25.0})[0]["type"] == "click"
+    # Not ready: it waits for the page between looks, then looks again (a step) a look later.
+    started = time.monotonic()
+    assert watcher.act({"elapsed": 25.1})[0]["type"] == "wait"
+    assert 0.35 <= time.monotonic() - started <= 1.0
+    ready["now"] = True
+    assert watcher.act({"elapsed": 25.7})[0] == {"type": "type", "text": "11.3"}
+    assert watcher.act({"elapsed": 25.8})[0] == {"type": "wait", "seconds": 0.5}
+    with pytest.raises(ValueError, match="look_s in"):
+        WatcherAgent(types.SimpleNamespace(unwrapped=page), look_s=0)
 
 
 def test_a_resumed_audit_runs_again_the_tasks_whose_files_changed(tmp_path):
