@@ -112,7 +112,10 @@ class Evidence:
         fact: the fact in words.
         channel: ``audio`` or ``visual``.
         window: (start, end) seconds after the start when it can be perceived.
-        transient: visual evidence that is gone from the screen after its window.
+        transient: visual evidence on screen too briefly for an agent that only looks at
+            each step to count on seeing it (``dynacu audit``: one stepping every 10 s
+            catches it at most half the time), and gone after its window. Visual evidence
+            that is not transient stays long enough for any such agent to see it.
         keys: words or numbers an observer who perceived the fact heard (audio) or read on
             screen (visual), as said or shown: what ``dynacu audit`` looks for, half of them
             being enough. Audio keys must never be on the page; transient visual keys must be
