@@ -166,7 +166,7 @@ def ocr_all(images: Iterable[Path], workers: int) -> None:
 
 @dataclass(frozen=True)
 class Observed:
-    """What one passive episode let the observer perceive, with times (episode seconds)."""
+    """What one watched episode let the watcher perceive, with times (episode seconds)."""
 
     heard: tuple[tuple[float, float, str], ...]  # transcript segments (start, end, text)
     frames: tuple[tuple[float, Path], ...]  # screenshots and keyframes, in time order
@@ -178,10 +178,6 @@ class Observed:
     def screen_text(self, start: float, end: float) -> str:
         """What OCR reads in the frames taken between ``start`` and ``end``."""
         return "\n".join(ocr(path) for t, path in self.frames if start <= t <= end)
-
-    def text(self, start: float, end: float) -> str:
-        """Everything heard and read between ``start`` and ``end``."""
-        return "\n".join(filter(None, (self.heard_text(start, end), self.screen_text(start, end))))
 
     def chance(self, keys: Iterable[str], start: float, end: float, step_s: float) -> float:
         """The share of screenshot-only agents stepping every ``step_s`` s that see ``keys``.
@@ -491,7 +487,7 @@ def render_summary(rows: list[dict[str, Any]], tasks: list[str], step_s: float =
         "",
         "## Evidence recall per channel and mode",
         "",
-        "Items seen by the passive observer (one look every "
+        "Items seen by the watcher (the scripted solution, one look every "
         f"{step_s:g} s). *timeline*: the run that records every screen; an audio item there is "
         "one readable on the page. *chance*: the mean share of screenshot-only agents stepping "
         f"every {step_s:g} s that see a visual item.",

@@ -60,8 +60,8 @@ def test_observed_text_is_what_was_heard_and_read_inside_the_window(tmp_path, mo
         heard=((2.0, 4.0, "early words"), (10.0, 12.0, "late words")),
         frames=((3.0, tmp_path / "frame-a.png"), (11.0, tmp_path / "frame-b.png")),
     )
-    assert obs.text(0.0, 5.0) == "early words\nframe-a"
-    assert obs.text(10.5, 20.0) == "late words\nframe-b"
+    assert (obs.heard_text(0.0, 5.0), obs.screen_text(0.0, 5.0)) == ("early words", "frame-a")
+    assert (obs.heard_text(10.5, 20.0), obs.screen_text(10.5, 20.0)) == ("late words", "frame-b")
 
 
 def test_a_trace_is_read_back_with_its_times(tmp_path):
