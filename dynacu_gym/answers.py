@@ -204,7 +204,45 @@ def _date(text: str) -> str | None:
     return f"{month:02d}-{day:02d}"
 
 
+_MERIDIEM = re.compile(
+    r"\s*\b(?:(a|p)\.? ?m\b\.?|in the (morning)|in the (afternoon|evening)|at (night))$"
+)
+
+
+def _spoken_time(text: str) -> str | None:
+    """A time said in words, written as digits; None if ``text`` is not one.
+
+    "seven thirty a.m." is "7:30am", "quarter to eight" is "7:45", "five oh five pm" is "5:05pm".
+    """
+    meridiem = ""
+    m = _MERIDIEM.search(text)
+    if m:
+        a_or_p, morning, later, night = m.groups()
+        meridiem = "am" if (a_or_p == "a" or morning) else "pm"
+        text = text[: m.start()]
+    tokens = [t for t in re.split(r"[ \-]+", text.strip()) if t]
+    if len(tokens) == 3 and tokens[0] in ("half", "quarter") and tokens[1] in ("past", "to"):
+        hour = _UNITS.get(tokens[2], 0)
+        if not 1 <= hour <= 12:
+            return None
+        if tokens[1] == "past":
+            return f"{hour}:{30 if tokens[0] == 'half' else 15:02d}{meridiem}"
+        return f"{12 if hour == 1 else hour - 1}:45{meridiem}"
+    if not tokens or not 1 <= _UNITS.get(tokens[0], 0) <= 12:
+        return None
+    hour, rest = _UNITS[tokens[0]], tokens[1:]
+    if rest in ([], ["o'clock"], ["oclock"]):
+        return f"{hour}:00{meridiem}" if rest or meridiem else None
+    if len(rest) == 2 and rest[0] in ("oh", "o") and 1 <= _UNITS.get(rest[1], 10) <= 9:
+        return f"{hour}:0{_UNITS[rest[1]]}{meridiem}"
+    parsed = _words_to_number(rest) if all(t in _UNITS or t in _TENS for t in rest) else None
+    if parsed is None or parsed[1] or not 10 <= parsed[0] <= 59:
+        return None
+    return f"{hour}:{parsed[0]}{meridiem}"
+
+
 def _time(text: str) -> str | None:
+    text = _spoken_time(text) or text
     text = text.replace(".", ":").replace(" ", "")
     text = text.replace("o'clock", "").replace("oclock", "")
     m = re.fullmatch(r"(\d{1,2})(?::(\d{2}))?(am|pm|a:m:|p:m:)?", text)

@@ -188,7 +188,39 @@
     return String(month).padStart(2, "0") + "-" + String(day).padStart(2, "0");
   }
 
+  // A time said in words, written as digits; mirrors _spoken_time in answers.py.
+  const MERIDIEM = /\s*\b(?:(a|p)\.? ?m\b\.?|in the (morning)|in the (afternoon|evening)|at (night))$/;
+  function spokenTime(text) {
+    let meridiem = "";
+    const m = MERIDIEM.exec(text);
+    if (m) {
+      meridiem = m[1] === "a" || m[2] ? "am" : "pm";
+      text = text.slice(0, m.index);
+    }
+    const tokens = text.trim().split(/[ \-]+/).filter((t) => t);
+    const unit = (t) => (has(UNITS, t) ? UNITS[t] : 0);
+    if (tokens.length === 3 && ["half", "quarter"].includes(tokens[0]) && ["past", "to"].includes(tokens[1])) {
+      const hour = unit(tokens[2]);
+      if (!(hour >= 1 && hour <= 12)) return null;
+      if (tokens[1] === "past") return hour + ":" + (tokens[0] === "half" ? "30" : "15") + meridiem;
+      return (hour === 1 ? 12 : hour - 1) + ":45" + meridiem;
+    }
+    if (!tokens.length || !(unit(tokens[0]) >= 1 && unit(tokens[0]) <= 12)) return null;
+    const hour = unit(tokens[0]);
+    const rest = tokens.slice(1);
+    if (!rest.length || (rest.length === 1 && (rest[0] === "o'clock" || rest[0] === "oclock"))) {
+      return rest.length || meridiem ? hour + ":00" + meridiem : null;
+    }
+    if (rest.length === 2 && (rest[0] === "oh" || rest[0] === "o") && has(UNITS, rest[1]) && UNITS[rest[1]] >= 1 && UNITS[rest[1]] <= 9) {
+      return hour + ":0" + UNITS[rest[1]] + meridiem;
+    }
+    const parsed = rest.every((t) => has(UNITS, t) || has(TENS, t)) ? wordsToNumber(rest) : null;
+    if (!parsed || parsed[1] || !(parsed[0] >= 10 && parsed[0] <= 59)) return null;
+    return hour + ":" + parsed[0] + meridiem;
+  }
+
   function normTime(text) {
+    text = spokenTime(text) || text;
     text = text.replace(/\./g, ":").replace(/ /g, "").replace("o'clock", "").replace("oclock", "");
     const m = /^(\d{1,2})(?::(\d{2}))?(am|pm|a:m:|p:m:)?$/.exec(text);
     if (!m) return null;
