@@ -43,6 +43,7 @@ and ``OUT/audit.md`` (the summary, the table and every failure with its reason).
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import hashlib
 import json
 import os
@@ -81,7 +82,7 @@ TIMELINE_STEP_S = 5.0
 TIMELINE_ENV = {"max_keyframes": 16}  # 5 s at 3 frames a second fits: nothing is dropped
 CHECKS = ("solvable", "null", "random", "nearmiss", "evidence")
 
-_TRAILING_PUNCT = re.compile(r"(?<=\w)[,;)\]]+(?=\s|$)")
+_TRAILING_PUNCT = re.compile(r"(?<=\w)[,;:.!?)\]]+(?=\s|$)")
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.I)
 # A transcript line in a record: (12.3s–15.0s) "what was said"
 _HEARD = re.compile(r"^\((\d+(?:\.\d+)?)s–(\d+(?:\.\d+)?)s\) \"(.*)\"", re.M)
@@ -98,11 +99,13 @@ def key_found(key: str, text: str) -> bool:
     "3.30". Other keys are whole words, case and punctuation aside.
     """
     if any(ch.isdigit() for ch in key):
+        # "$95, not" and "April 28th": a number ends at a comma or an ordinal's suffix.
+        said = _ORDINAL.sub(r"\1", _TRAILING_PUNCT.sub(" ", text))
+        if re.fullmatch(r"\d{4,}", key) and mentions("digits", [key], said, len(key) + 2):
+            return True  # a code read out digit by digit: "5-8-2-0" or "five, eight, two, zero"
         kind = "time" if ":" in key else "number"
         if normalize(kind, key) is not None:
-            # "$95, not" and "April 28th": a number ends at a comma or an ordinal's suffix.
-            text = _ORDINAL.sub(r"\1", _TRAILING_PUNCT.sub(" ", text))
-            return mentions(kind, [key], text, max_words=len(key.split()) + 5)
+            return mentions(kind, [key], said, max_words=len(key.split()) + 5)
     wanted = normalize("text", key)
     if not wanted:
         return False
@@ -326,13 +329,17 @@ def _judge_mode(
 
 
 def fingerprint(task: TaskSpec) -> str:
-    """A hash of the task's files and its app's: what its episodes depend on."""
+    """A hash of what the task's episodes depend on.
+
+    That is the task less its evidence (which only the audit reads) and where it lies, its
+    other files, and its app's.
+    """
+    digest = hashlib.sha256(repr(dataclasses.replace(task, evidence=(), root=Path())).encode())
     roots = [task.root]
     if task.app:
         roots.append(task.root.parent / "_shared" / "apps" / task.app)
-    digest = hashlib.sha256()
     for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != "task.toml"):
             digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 

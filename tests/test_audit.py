@@ -15,6 +15,7 @@ from dynacu_gym import audit
 from dynacu_gym.audit import (
     AuditError,
     Observed,
+    fingerprint,
     forget_changed,
     judge_evidence,
     key_found,
@@ -42,6 +43,9 @@ from dynacu_gym.tasks import Evidence, SolutionStep, find_task
         ("$21,000", "quarter: $21,000, split", True),
         ("28", "moves to April 28th", True),
         ("1250", "about twelve hundred and fifty visits", True),
+        ("582039", "Your confirmation number is 5-8-2-0-3-9.", True),
+        ("582039", "it is five, eight, two, zero, three, nine", True),
+        ("582039", "it is 5-8-2-0-3-8", False),
     ],
 )
 def test_a_key_is_found_in_words_and_digits_alike(key, text, found):
@@ -187,6 +191,12 @@ def test_the_watcher_plays_the_solution_and_otherwise_looks_every_step(monkeypat
     assert watcher.act({"elapsed": 25.8})[0] == {"type": "wait", "seconds": 0.5}
     with pytest.raises(ValueError, match="look_s in"):
         WatcherAgent(types.SimpleNamespace(unwrapped=page), look_s=0)
+
+
+def test_a_task_fingerprint_ignores_its_evidence_but_not_its_page():
+    task = find_task("B4")
+    assert fingerprint(task) == fingerprint(dataclasses.replace(task, evidence=(SPOKEN,)))
+    assert fingerprint(task) != fingerprint(dataclasses.replace(task, duration_s=99.0))
 
 
 def test_a_resumed_audit_runs_again_the_tasks_whose_files_changed(tmp_path):
