@@ -334,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=3, help="seeds of the scripted solution")
     p.add_argument("--workers", type=int, default=2, help="worker processes (one sandbox each)")
     p.add_argument("--step", type=float, default=STEP_S,
-                   help=f"an agent's seconds per step: the observer looks this often "
+                   help=f"an agent's seconds per step: the watcher looks this often "
                         f"(default: {STEP_S:g})")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
     p.set_defaults(func=_cmd_audit)
