@@ -216,9 +216,8 @@ def _spoken_time(text: str) -> str | None:
     """
     meridiem = ""
     m = _MERIDIEM.search(text)
-    if m:
-        a_or_p, morning, later, night = m.groups()
-        meridiem = "am" if (a_or_p == "a" or morning) else "pm"
+    if m:  # "a.m." or "in the morning"; else "p.m.", "in the afternoon/evening", "at night"
+        meridiem = "am" if m.group(1) == "a" or m.group(2) else "pm"
         text = text[: m.start()]
     tokens = [t for t in re.split(r"[ \-]+", text.strip()) if t]
     if len(tokens) == 3 and tokens[0] in ("half", "quarter") and tokens[1] in ("past", "to"):
