@@ -13,13 +13,15 @@
    seconds, as an agent that thinks between steps. Each evidence item's ``keys`` (see
    :class:`dynacu_gym.tasks.Evidence`) are looked for in what that mode let it perceive: the
    Whisper transcript in the audio modes, and the screenshots and keyframes read by OCR
-   (tesseract). An item is *seen* when at least half its keys are found.
+   (tesseract). An item is *seen* when at least half its keys are found, or all of them for
+   an item whose every piece the agent needs (``all_keys``: five prices to find the cheapest).
 
    A sixth watcher, the **timeline**, records everything the page showed: aoi_visual looking
    every 5 s with K = 16, so no keyframe is ever dropped (5 s at 3 frames a second is 15
    frames). From it the audit computes, for each visual item, its *chance*: the share of
-   screenshot-only agents stepping every ``step_s`` seconds (one per phase of their steps)
-   that see it. The standard watcher is one such agent; the chance is all of them.
+   screenshot-only agents stepping about every ``step_s`` seconds (0.8 to 1.2 times it, at
+   every phase of their steps) that see it. The standard watcher is one such agent; the
+   chance is all of them.
 
    The benchmark's premise holds for an item when
 
@@ -75,7 +77,11 @@ STEP_S = 10.0  # an LLM agent's step: a screenshot to a hosted model and back, a
 SLACK_S = (1.0, 3.0)  # seconds before and after an evidence window that still count
 TRANSIENT_CHANCE = 0.5  # transient: a screenshot-only agent catches it at most this often
 LASTING_CHANCE = 0.9  # lasting: every one does (less a margin: OCR misreads a frame now and then)
-PHASES = 40  # screenshot-only agents the chance is taken over, one per phase of their steps
+# The screenshot-only agents the chance is taken over: steps of 0.8 to 1.2 times the step (an
+# agent's pace varies, and a page that loops every 20 s must not look different to one stepping
+# every 10 s exactly), each at PHASES phases.
+STEP_SPREAD = (0.8, 0.9, 1.0, 1.1, 1.2)
+PHASES = 8
 TIMELINE = "timeline"
 TIMELINE_MODE = "aoi_visual"
 TIMELINE_STEP_S = 5.0
@@ -114,12 +120,13 @@ def key_found(key: str, text: str) -> bool:
     )
 
 
-def seen(keys: Iterable[str], text: str) -> bool:
-    """At least half the keys (and at least one) are in ``text``."""
+def seen(keys: Iterable[str], text: str, every: bool = False) -> bool:
+    """At least half the keys (all of them if ``every``), and at least one, are in ``text``."""
     keys = list(keys)
     if not keys:
         return False
-    return 2 * sum(key_found(k, text) for k in keys) >= len(keys)
+    found = sum(key_found(k, text) for k in keys)
+    return found == len(keys) if every else 2 * found >= len(keys)
 
 
 def tesseract() -> str:
@@ -182,24 +189,29 @@ class Observed:
         """What OCR reads in the frames taken between ``start`` and ``end``."""
         return "\n".join(ocr(path) for t, path in self.frames if start <= t <= end)
 
-    def chance(self, keys: Iterable[str], start: float, end: float, step_s: float) -> float:
-        """The share of screenshot-only agents stepping every ``step_s`` s that see ``keys``.
+    def chance(
+        self, keys: Iterable[str], start: float, end: float, step_s: float, every: bool = False
+    ) -> float:
+        """The share of screenshot-only agents stepping about every ``step_s`` s that see ``keys``.
 
         The frames are taken as the page's timeline (the screen stays as the last frame showed
-        it until the next). Each agent looks at 0 and then at ``phase + k * step_s``; it sees
-        the item when the screens it looked at between ``start`` and ``end`` hold half the keys.
+        it until the next). Each agent steps every ``s`` seconds, ``s`` one of ``STEP_SPREAD``
+        times ``step_s``: it looks at 0 and then at ``phase + k * s``, for ``PHASES`` phases. It
+        sees the item when the screens it looked at between ``start`` and ``end`` hold half the
+        keys (all of them if ``every``).
         """
         keys = list(keys)
         times = [t for t, _ in self.frames]
         if not keys or not times:
             return 0.0
+        agents = [(f * step_s, (i + 0.5) / PHASES) for f in STEP_SPREAD for i in range(PHASES)]
         hits = 0
-        for i in range(PHASES):
-            phase = (i + 0.5) * step_s / PHASES
-            looks = [0.0] + [phase + k * step_s for k in range(int(end // step_s) + 2)]
+        for step, phase in agents:
+            looks = [0.0] + [(phase + k) * step for k in range(int(end // step) + 2)]
             shown = {bisect.bisect_right(times, t) - 1 for t in looks if start <= t <= end} - {-1}
-            hits += seen(keys, "\n".join(ocr(self.frames[j][1]) for j in sorted(shown)))
-        return hits / PHASES
+            text = "\n".join(ocr(self.frames[j][1]) for j in sorted(shown))
+            hits += seen(keys, text, every)
+        return hits / len(agents)
 
 
 def read_trace(folder: Path) -> Observed:
@@ -281,16 +293,17 @@ def _judge_timeline(item: Evidence, timeline: Observed | None) -> Verdict:
         return False, ["no timeline run"], {}
     lo, hi = _window(item)
     if item.channel == "audio":
+        # Half the pieces on the page is already a leak, whatever the item needs.
         shown = seen(item.keys, timeline.screen_text(0.0, float("inf")))
         return shown, ["spoken evidence is readable on the page"] if shown else [], {}
-    shown = seen(item.keys, timeline.screen_text(lo, hi))
+    shown = seen(item.keys, timeline.screen_text(lo, hi), item.all_keys)
     problems = []
     if not shown:
         problems.append(
             "not on screen in its window even in the timeline: check its keys and window, "
             "or the text is too small for OCR"
         )
-    if item.transient and seen(item.keys, timeline.screen_text(hi, float("inf"))):
+    if item.transient and seen(item.keys, timeline.screen_text(hi, float("inf")), item.all_keys):
         problems.append("still on screen after its window: it is not transient")
     return shown, problems, {}
 
@@ -304,26 +317,26 @@ def _judge_mode(
     """
     lo, hi = _window(item)
     if item.channel == "audio":
-        found = seen(item.keys, obs.heard_text(lo, hi))
+        found = seen(item.keys, obs.heard_text(lo, hi), item.all_keys)
         missing = mode in AUDIO_MODES and not found
         return found, ["audio evidence not heard in its window"] if missing else [], {}
-    found = seen(item.keys, obs.screen_text(lo, hi))
+    found = seen(item.keys, obs.screen_text(lo, hi), item.all_keys)
     kind = "transient" if item.transient else "lasting"
     problems = []
     if (not item.transient or mode in KEYFRAME_MODES) and not found:
         problems.append(f"{kind} visual evidence not seen")
     if mode != "standard" or timeline is None:
         return found, problems, {}
-    chance = timeline.chance(item.keys, lo, hi, step_s)
+    chance = timeline.chance(item.keys, lo, hi, step_s, item.all_keys)
     if item.transient and chance > TRANSIENT_CHANCE:
         problems.append(
-            f"a screenshot-only agent stepping every {step_s:g} s sees it {chance:.0%} of the "
-            "time: show it for less time, or call it lasting"
+            f"a screenshot-only agent stepping about every {step_s:g} s sees it {chance:.0%} of "
+            "the time: show it for less time, or call it lasting"
         )
     if not item.transient and chance < LASTING_CHANCE:
         problems.append(
-            f"a screenshot-only agent stepping every {step_s:g} s sees it only {chance:.0%} of "
-            "the time: call it transient, or show it for longer"
+            f"a screenshot-only agent stepping about every {step_s:g} s sees it only "
+            f"{chance:.0%} of the time: call it transient, or show it for longer"
         )
     return found, problems, {"chance": chance}
 

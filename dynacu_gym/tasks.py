@@ -113,13 +113,15 @@ class Evidence:
         channel: ``audio`` or ``visual``.
         window: (start, end) seconds after the start when it can be perceived.
         transient: visual evidence on screen too briefly for an agent that only looks at
-            each step to count on seeing it (``dynacu audit``: one stepping every 10 s
+            each step to count on seeing it (``dynacu audit``: one stepping about every 10 s
             catches it at most half the time), and gone after its window. Visual evidence
             that is not transient stays long enough for any such agent to see it.
         keys: words or numbers an observer who perceived the fact heard (audio) or read on
             screen (visual), as said or shown: what ``dynacu audit`` looks for, half of them
             being enough. Audio keys must never be on the page; transient visual keys must be
             gone after the window.
+        all_keys: the fact is a set of pieces the agent needs every one of (five prices to
+            find the cheapest), so the audit counts it perceived only when all keys are found.
     """
 
     fact: str
@@ -127,6 +129,7 @@ class Evidence:
     window: tuple[float, float]
     transient: bool = False
     keys: tuple[str, ...] = ()
+    all_keys: bool = False
 
 
 @dataclass(frozen=True)
@@ -441,6 +444,7 @@ def load_task(folder: str | Path) -> TaskSpec:
                 window=window,
                 transient=t.get("transient", "true or false", lambda v: isinstance(v, bool), False),
                 keys=t.strings("keys", default=()),
+                all_keys=t.get("all_keys", "true or false", lambda v: isinstance(v, bool), False),
             )
         )
         t.finish()

@@ -56,6 +56,9 @@ def test_an_item_is_seen_when_half_its_keys_are_found():
     assert seen(["4.2", "3.1", "1.4", "2.0"], "North America 4.2 Europe 3.1 (unreadable)")
     assert not seen(["4.2", "3.1", "1.4"], "North America 4.2")
     assert not seen([], "anything")
+    # An item whose every piece is needed (five prices, to find the cheapest) wants them all.
+    assert not seen(["4.2", "3.1", "1.4", "2.0"], "4.2 3.1 1.4", every=True)
+    assert seen(["4.2", "3.1", "1.4"], "4.2 then 3.1, and 1.4", every=True)
 
 
 def test_observed_text_is_what_was_heard_and_read_inside_the_window(tmp_path, monkeypatch):
@@ -102,6 +105,20 @@ def test_the_chance_is_the_share_of_step_phases_that_look_while_it_is_shown(tmp_
     assert timeline.chance(["42"], 11.0, 19.0, 2.0) == 1.0
     assert timeline.chance(["intro"], 0.0, 60.0, 10.0) == 1.0
     assert timeline.chance(["99"], 0.0, 60.0, 10.0) == 0.0
+
+
+def test_a_looping_carousel_is_gathered_whole_only_by_some_agents(tmp_path, monkeypatch):
+    # Five deals, 4 s each, in a 20 s loop. An agent stepping every 10 s exactly would see the
+    # same two slides each loop; agents step every 8 to 12 s, so a patient one gathers them.
+    prices = ["$39", "$27", "$25", "$24", "$26"]
+    _fake_ocr(monkeypatch, {f"d{i}": p for i, p in enumerate(prices)})
+    shown = [(4.0 * n, f"d{n % 5}") for n in range(15)]
+    timeline = Observed((), _frames(tmp_path, *shown))
+    assert timeline.chance(prices, 0.0, 60.0, 10.0) > 0.9  # three of the five: easy
+    in_40_s = timeline.chance(prices, 0.0, 40.0, 10.0, every=True)
+    assert 0.0 < in_40_s < 0.5
+    assert timeline.chance(prices, 0.0, 60.0, 10.0, every=True) > in_40_s
+    assert timeline.chance(prices, 0.0, 40.0, 4.0, every=True) == 1.0
 
 
 def _b4_with(*evidence):
@@ -162,8 +179,8 @@ def test_the_premise_fails_for_leaks_long_flashes_and_missing_keys(tmp_path, mon
     reasons = {(r["evidence"], r["mode"]): r["reason"] for r in rows if not r["ok"]}
     assert reasons == {
         (1, "timeline"): "spoken evidence is readable on the page",
-        (2, "standard"): "a screenshot-only agent stepping every 10 s sees it 80% of the time: "
-        "show it for less time, or call it lasting",
+        (2, "standard"): "a screenshot-only agent stepping about every 10 s sees it 80% of "
+        "the time: show it for less time, or call it lasting",
         (3, "timeline"): "no keys to listen for: give the audio evidence item keys",
         (3, "standard"): "no keys to listen for: give the audio evidence item keys",
     }
@@ -245,7 +262,7 @@ def test_the_summary_counts_tasks_and_lists_failures():
             "seen": True,
             "chance": 0.8,
             "ok": False,
-            "reason": "a screenshot-only agent stepping every 10 s sees it 80% of the time",
+            "reason": "a screenshot-only agent stepping about every 10 s sees it 80% of the time",
         },
     ]
     text = render_summary(rows, ["A1", "A2"])

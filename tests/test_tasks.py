@@ -229,6 +229,18 @@ def test_typos_give_clear_errors(tmp_path, old, new, message):
     assert "task.toml" in str(info.value)
 
 
+EVIDENCE = '\n[[evidence]]\nfact = "two prices"\nchannel = "visual"\nwindow = [0, 9]\n'
+
+
+def test_evidence_may_need_all_its_keys(tmp_path):
+    keys = 'keys = ["$3", "$4"]\n'
+    task = load_task(_broken(tmp_path / "a", lambda t: t + EVIDENCE + keys + "all_keys = true\n"))
+    assert task.evidence[0].all_keys and task.evidence[0].keys == ("$3", "$4")
+    assert not load_task(_broken(tmp_path / "b", lambda t: t + EVIDENCE)).evidence[0].all_keys
+    with pytest.raises(TaskFormatError, match="'all_keys': expected true or false"):
+        load_task(_broken(tmp_path / "c", lambda t: t + EVIDENCE + 'all_keys = "yes"\n'))
+
+
 def test_a_run_of_actions_repeats_and_waits_once(tmp_path):
     """`actions` with `repeat` expands into single steps; `at` and `when` hold the first only."""
     run = 'at = 2.0\nwhen = "ready()"\nactions = ["wait 0.5", "key Enter"]\nrepeat = 3'
