@@ -138,18 +138,23 @@ class WatcherAgent(OracleAgent):
     Args:
         env: the env (any wrapper of a DynaCU env).
         look_s: seconds between looks (at most the longest wait).
+        finish: play the solution's last step (the one that answers). Without it the page runs
+            on to its deadline or the time limit: what a slower agent would still see.
     """
 
     name = "watcher"
 
-    def __init__(self, env: Any, look_s: float = 10.0) -> None:
+    def __init__(self, env: Any, look_s: float = 10.0, finish: bool = True) -> None:
         if not 0 < look_s <= MAX_WAIT_S:
             raise ValueError(f"expected look_s in (0, {MAX_WAIT_S:g}], got {look_s!r}")
         super().__init__(env)
         self.look_s = look_s
+        self.finish = finish
 
     def act(self, observation: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """The solution's next action when due; else a wait of at most ``look_s``."""
+        if not self.finish and self._index == len(self.env.task.solution) - 1:
+            self._index += 1  # the answer is not given: look on until the page ends
         action, info = super().act(observation)
         if action["type"] == "wait":
             if info.get("solution") == "finished":

@@ -18,10 +18,11 @@
 
    A sixth watcher, the **timeline**, records everything the page showed: aoi_visual looking
    every 5 s with K = 16, so no keyframe is ever dropped (5 s at 3 frames a second is 15
-   frames). From it the audit computes, for each visual item, its *chance*: the share of
-   screenshot-only agents stepping about every ``step_s`` seconds (0.8 to 1.2 times it, at
-   every phase of their steps) that see it. The standard watcher is one such agent; the
-   chance is all of them.
+   frames), and playing the solution but its answer, so the page runs on to its end (what
+   comes round again later is seen). From it the audit computes, for each visual item, its
+   *chance*: the share of screenshot-only agents stepping about every ``step_s`` seconds (0.8
+   to 1.2 times it, at every phase of their steps) that see it. The standard watcher is one
+   such agent; the chance is all of them.
 
    The benchmark's premise holds for an item when
 
@@ -421,7 +422,7 @@ def run_audit(
         rows += [_episode_row("nearmiss", line, False) for line in lines]
     watcher = AgentSpec("watcher", {"look_s": step_s})
     evaluate(watcher, tasks, list(MODES), out / "perceive", 1, workers, base_seed, traces=True)
-    recorder = AgentSpec("watcher", {"look_s": TIMELINE_STEP_S})
+    recorder = AgentSpec("watcher", {"look_s": TIMELINE_STEP_S, "finish": False})
     evaluate(
         recorder,
         tasks,

@@ -210,6 +210,17 @@ def test_the_watcher_plays_the_solution_and_otherwise_looks_every_step(monkeypat
         WatcherAgent(types.SimpleNamespace(unwrapped=page), look_s=0)
 
 
+def test_the_timeline_watcher_does_everything_but_answer():
+    solution = (SolutionStep("click 10 20", at=1.0), SolutionStep('type "{answer.q3_total}"'))
+    task = dataclasses.replace(find_task("B4"), solution=solution)
+    page = types.SimpleNamespace(task=task, evaluate_in_page=lambda script: True)
+    watcher = WatcherAgent(types.SimpleNamespace(unwrapped=page), look_s=5.0, finish=False)
+    watcher.reset("")
+    assert watcher.act({"elapsed": 1.0})[0]["type"] == "click"
+    for elapsed in (1.5, 6.5, 60.0):  # it looks on, every look_s, to the end
+        assert watcher.act({"elapsed": elapsed})[0] == {"type": "wait", "seconds": 5.0}
+
+
 def test_a_task_fingerprint_ignores_its_evidence_but_not_its_page():
     task = find_task("B4")
     assert fingerprint(task) == fingerprint(dataclasses.replace(task, evidence=(SPOKEN,)))
