@@ -326,6 +326,7 @@
         side.append(n);
       }
       const main = el("div", "ui-main");
+      const scrolled = [];
       main.append(el("div", "ui-title", st.page.title || ""));
       if (st.page.subtitle) main.append(el("div", "ui-subtitle", st.page.subtitle));
       for (const r of st.page.rows || []) {
@@ -350,6 +351,8 @@
         ctl.classList.add("ui-ctl");
         row.append(ctl);
         main.append(row);
+        // Like a real input: while typed into, a value longer than the box shows its end.
+        if (st.focus === r.id && ctl.classList.contains("ui-input")) scrolled.push(ctl);
       }
       if ((st.page.buttons || []).length) {
         const bar = el("div", "ui-buttons");
@@ -379,6 +382,7 @@
       }
       if (st.toast) parts.push(el("div", "ui-toast", st.toast.text));
       app.replaceChildren(...parts);
+      for (const ctl of scrolled) ctl.scrollLeft = ctl.scrollWidth;
     }
     // The pointer glides (CSS transition) to the control it is about to use.
     const pointer = root.querySelector(".ui-pointer");
