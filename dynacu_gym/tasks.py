@@ -245,6 +245,10 @@ class _Table:
             self.fail(key, expected, value)
         return convert(value) if convert else value
 
+    def flag(self, key: str) -> bool:
+        """An optional true/false setting, false when absent."""
+        return bool(self.get(key, "true or false", lambda v: isinstance(v, bool), False))
+
     def string(self, key: str, default: Any = ..., nonempty: bool = True) -> str:
         return self.get(
             key,
@@ -380,7 +384,7 @@ def load_task(folder: str | Path) -> TaskSpec:
     if not app and not (folder / page).is_file():
         top.fail("page", f"a file in {folder}", page)
     config = top.table("config")
-    listens = top.get("listens", "true or false", lambda v: isinstance(v, bool), False)
+    listens = top.flag("listens")
 
     speakers: dict[str, Speaker] = {}
     for name, data in top.table("speakers").items():
@@ -442,9 +446,9 @@ def load_task(folder: str | Path) -> TaskSpec:
                 fact=t.string("fact"),
                 channel=t.choice("channel", CHANNELS),
                 window=window,
-                transient=t.get("transient", "true or false", lambda v: isinstance(v, bool), False),
+                transient=t.flag("transient"),
                 keys=t.strings("keys", default=()),
-                all_keys=t.get("all_keys", "true or false", lambda v: isinstance(v, bool), False),
+                all_keys=t.flag("all_keys"),
             )
         )
         t.finish()

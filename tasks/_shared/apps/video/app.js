@@ -326,7 +326,6 @@
         side.append(n);
       }
       const main = el("div", "ui-main");
-      const scrolled = [];
       main.append(el("div", "ui-title", st.page.title || ""));
       if (st.page.subtitle) main.append(el("div", "ui-subtitle", st.page.subtitle));
       for (const r of st.page.rows || []) {
@@ -351,8 +350,6 @@
         ctl.classList.add("ui-ctl");
         row.append(ctl);
         main.append(row);
-        // Like a real input: while typed into, a value longer than the box shows its end.
-        if (st.focus === r.id && ctl.classList.contains("ui-input")) scrolled.push(ctl);
       }
       if ((st.page.buttons || []).length) {
         const bar = el("div", "ui-buttons");
@@ -382,7 +379,9 @@
       }
       if (st.toast) parts.push(el("div", "ui-toast", st.toast.text));
       app.replaceChildren(...parts);
-      for (const ctl of scrolled) ctl.scrollLeft = ctl.scrollWidth;
+      // Like a real input: while typed into, a value longer than the box shows its end.
+      const typed = app.querySelector(".ui-row.focus .ui-input");
+      if (typed) typed.scrollLeft = typed.scrollWidth;
     }
     // The pointer glides (CSS transition) to the control it is about to use.
     const pointer = root.querySelector(".ui-pointer");
