@@ -7,6 +7,7 @@ the local Hugging Face cache (nothing is downloaded at run time).
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import subprocess
 import threading
@@ -20,6 +21,7 @@ from gymnasium.error import DependencyNotInstalled
 
 DEFAULT_MODEL = "tiny.en"
 SAMPLE_RATE = 16000  # Hz: what Whisper takes
+FRAME = 480  # samples per 30 ms energy frame at 16 kHz
 
 
 @dataclass(frozen=True)
@@ -61,11 +63,28 @@ class Recognizer:
 
         Voice-activity filtering runs first (it fixed mis-hearings on this audio), and each
         window is decoded without the previous text (that stopped hallucinated repeats).
+
+        With word times, speech the decoder skipped is decoded again (see
+        :func:`_skipped_from`): when Whisper leaves a sentence unfinished at a segment's end,
+        faster-whisper stamps the dangling word at the end of the audio and seeks past the rest.
         """
         if audio.dtype != np.float32 or audio.ndim != 1:
             raise ValueError(
                 f"expected 1-D float32 audio at {SAMPLE_RATE} Hz, got {audio.dtype} {audio.shape}"
             )
+        segments = self._decode(audio, word_timestamps, beam_size)
+        last = -1.0
+        for _ in range(MAX_REDECODES if word_timestamps else 0):
+            cut = _skipped_from(audio, segments)
+            if cut is None or cut <= last:  # nothing skipped, or no word in it again (music)
+                break
+            last = cut
+            first = max(0, int((cut - REDECODE_LEAD_S) * SAMPLE_RATE))
+            again = self._decode(audio[first:], True, beam_size)
+            segments = _until(segments, cut) + _shifted(again, first / SAMPLE_RATE, cut)
+        return segments
+
+    def _decode(self, audio: np.ndarray, word_timestamps: bool, beam_size: int) -> list[Segment]:
         with self._lock:
             segments, _ = self._model.transcribe(
                 audio,
@@ -80,6 +99,65 @@ class Recognizer:
                 words = tuple(Word(float(w.start), float(w.end), w.word) for w in (seg.words or []))
                 out.append(Segment(float(seg.start), float(seg.end), seg.text.strip(), words))
         return out
+
+
+MAX_REDECODES = 2  # passes over speech the decoder skipped (each one finds the next skip)
+REDECODE_LEAD_S = 0.1  # audio kept before the skipped speech when it is decoded again
+SKIP_GAP_S = 1.0  # a pause between two words longer than this must be silent
+SKIP_VOICED = 0.5  # the share of 30 ms frames with voice that makes a pause speech
+
+
+def _skipped_from(audio: np.ndarray, segments: list[Segment]) -> float | None:
+    """Where voiced audio that no word covers begins (seconds), or None.
+
+    Natural pauses between words are short and quiet. A stretch longer than ``SKIP_GAP_S``
+    between two words (or after the last) that is mostly voice was skipped by the decoder. A
+    "word" longer than ``SKIP_GAP_S`` (a dangling word stretched over the rest) covers nothing.
+    A frame is voice when louder than a tenth of the audio's loud frames (its 95th percentile).
+    """
+    words = [w for seg in segments for w in seg.words if w.end - w.start <= SKIP_GAP_S]
+    frames = len(audio) // FRAME
+    if not words or frames == 0:
+        return None
+    rms = np.sqrt(np.mean(audio[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1))
+    voiced = rms > 0.1 * float(np.percentile(rms, 95))
+    bounds = [(a.end, b.start) for a, b in itertools.pairwise(words)]
+    bounds.append((words[-1].end, len(audio) / SAMPLE_RATE))
+    for start, end in bounds:
+        if end - start <= SKIP_GAP_S:
+            continue
+        span = voiced[int(start * SAMPLE_RATE) // FRAME : int(end * SAMPLE_RATE) // FRAME]
+        if len(span) and span.mean() >= SKIP_VOICED:
+            return start
+    return None
+
+
+def _until(segments: list[Segment], cut: float) -> list[Segment]:
+    """The segments' words that end by ``cut`` (seconds), as segments."""
+    out = []
+    for seg in segments:
+        words = tuple(w for w in seg.words if w.end <= cut)
+        if words:
+            text = "".join(w.text for w in words).strip()
+            out.append(Segment(seg.start, min(seg.end, words[-1].end), text, words))
+    return out
+
+
+def _shifted(segments: list[Segment], by: float, floor: float = 0.0) -> list[Segment]:
+    """The segments ``by`` seconds later, none of their times before ``floor``."""
+
+    def at(t: float) -> float:
+        return max(floor, t + by)
+
+    return [
+        Segment(
+            at(s.start),
+            at(s.end),
+            s.text,
+            tuple(Word(at(w.start), at(w.end), w.text) for w in s.words),
+        )
+        for s in segments
+    ]
 
 
 def load_recognizer(
@@ -193,9 +271,6 @@ class VoiceActivity:
     max_utterance_s: float = 12.0
     pad_s: float = 0.2
     min_voice_s: float = 0.15
-
-
-FRAME = 480  # samples per 30 ms energy frame at 16 kHz
 
 
 class StreamingTranscriber:
