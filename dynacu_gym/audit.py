@@ -36,6 +36,9 @@
    - and in the timeline, every visual item is on screen inside its window (else its keys or
      window are wrong, or OCR cannot read it).
 
+   What the watcher typed itself (the solution's answer, in an input) is not the page's: a key
+   counts on screen only in the frames taken before the watcher began typing it.
+
 Episodes go through the evaluation runner, one folder a check under ``OUT`` (each with its
 ``episodes.jsonl``), so a stopped audit resumes where it stopped. A task whose files (its
 folder and its app's) changed since its episodes ran is run again. OCR text is cached next to
@@ -49,6 +52,7 @@ import bisect
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -126,8 +130,17 @@ def seen(keys: Iterable[str], text: str, every: bool = False) -> bool:
     keys = list(keys)
     if not keys:
         return False
-    found = sum(key_found(k, text) for k in keys)
-    return found == len(keys) if every else 2 * found >= len(keys)
+    return _enough(sum(key_found(k, text) for k in keys), len(keys), every)
+
+
+def _typed(key: str, text: str) -> bool:
+    """Whether typing ``text`` puts ``key`` on screen ("tangerine" in "tangerine7" too)."""
+    wanted = normalize("text", key)
+    return key_found(key, text) or bool(wanted and wanted in (normalize("text", text) or ""))
+
+
+def _enough(found: int, wanted: int, every: bool) -> bool:
+    return wanted > 0 and (found == wanted if every else 2 * found >= wanted)
 
 
 def tesseract() -> str:
@@ -145,32 +158,54 @@ def tesseract() -> str:
     return path
 
 
+OCR_SCALE = 2  # tesseract misreads 14 px UI text (light on dark most) at screen size
+
+
+def _ocr_cache(image: Path) -> Path:
+    return image.with_name(f"{image.stem}.ocr{OCR_SCALE}.txt")
+
+
 def ocr(image: Path) -> str:
-    """The text tesseract reads in ``image`` (cached in ``<image>.txt``).
+    """The text tesseract reads in ``image`` (cached next to it, in ``<stem>.ocr2.txt``).
+
+    The image is enlarged ``OCR_SCALE`` times (in grey, by ffmpeg) first: at screen size,
+    tesseract read a 14 px caption on a podcast's artwork as "Priya’: oint 3 Fairer for low
+    income:"; at twice the size, whole.
 
     Raises:
-        AuditError: tesseract is not installed.
+        AuditError: tesseract or ffmpeg is not installed.
     """
-    cache = image.with_suffix(".txt")
+    cache = _ocr_cache(image)
     if cache.is_file():
         return cache.read_text(encoding="utf-8")
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is None:
+        raise AuditError("the audit enlarges screenshots with ffmpeg, which is not installed")
+    scale = f"scale=iw*{OCR_SCALE}:ih*{OCR_SCALE}:flags=lanczos,format=gray"
+    enlarged = subprocess.run(
+        [ffmpeg, "-loglevel", "error", "-i", str(image), "-vf", scale]
+        + ["-f", "image2pipe", "-c:v", "pgm", "-"],
+        capture_output=True,
+        check=True,
+        timeout=120,
+    ).stdout
     # psm 11: sparse text, as a page's scattered labels, cells and buttons are. One thread
     # each: the audit runs several at once.
     text = subprocess.run(
-        [tesseract(), str(image), "-", "--psm", "11"],
+        [tesseract(), "stdin", "-", "--psm", "11"],
+        input=enlarged,
         capture_output=True,
-        text=True,
         check=True,
         timeout=120,
         env={**os.environ, "OMP_THREAD_LIMIT": "1"},
-    ).stdout
+    ).stdout.decode("utf-8", "replace")
     cache.write_text(text, encoding="utf-8")
     return text
 
 
 def ocr_all(images: Iterable[Path], workers: int) -> None:
     """Read ``images`` ahead, ``workers`` at a time, into their caches."""
-    todo = [p for p in images if not p.with_suffix(".txt").is_file()]
+    todo = [p for p in images if not _ocr_cache(p).is_file()]
     with ThreadPoolExecutor(max(1, workers)) as pool:
         list(pool.map(ocr, todo))
 
@@ -181,6 +216,15 @@ class Observed:
 
     heard: tuple[tuple[float, float, str], ...]  # transcript segments (start, end, text)
     frames: tuple[tuple[float, Path], ...]  # screenshots and keyframes, in time order
+    typed: tuple[tuple[float, str], ...] = ()  # what the watcher typed, from when it began to
+
+    def typed_at(self, key: str) -> float:
+        """When the watcher began typing ``key`` itself (infinity if it never did).
+
+        From then on the key is on screen because the watcher put it there (a typed answer),
+        so frames taken after that moment do not show it for the page.
+        """
+        return min((t for t, text in self.typed if _typed(key, text)), default=math.inf)
 
     def heard_text(self, start: float, end: float) -> str:
         """What was heard between ``start`` and ``end``."""
@@ -189,6 +233,17 @@ class Observed:
     def screen_text(self, start: float, end: float) -> str:
         """What OCR reads in the frames taken between ``start`` and ``end``."""
         return "\n".join(ocr(path) for t, path in self.frames if start <= t <= end)
+
+    def shows(self, keys: Iterable[str], start: float, end: float, every: bool = False) -> bool:
+        """Whether the frames between ``start`` and ``end`` hold half the keys (``every``: all).
+
+        A key the watcher typed itself counts only in the frames taken before it began typing.
+        """
+        keys = list(keys)
+        found = sum(
+            key_found(k, self.screen_text(start, min(end, self.typed_at(k) - 1e-6))) for k in keys
+        )
+        return _enough(found, len(keys), every)
 
     def chance(
         self, keys: Iterable[str], start: float, end: float, step_s: float, every: bool = False
@@ -199,19 +254,23 @@ class Observed:
         it until the next). Each agent steps every ``s`` seconds, ``s`` one of ``STEP_SPREAD``
         times ``step_s``: it looks at 0 and then at ``phase + k * s``, for ``PHASES`` phases. It
         sees the item when the screens it looked at between ``start`` and ``end`` hold half the
-        keys (all of them if ``every``).
+        keys (all of them if ``every``); a key the watcher typed counts only before it did.
         """
         keys = list(keys)
         times = [t for t, _ in self.frames]
         if not keys or not times:
             return 0.0
+        typed_at = {k: self.typed_at(k) for k in keys}
         agents = [(f * step_s, (i + 0.5) / PHASES) for f in STEP_SPREAD for i in range(PHASES)]
         hits = 0
         for step, phase in agents:
             looks = [0.0] + [(phase + k) * step for k in range(int(end // step) + 2)]
             shown = {bisect.bisect_right(times, t) - 1 for t in looks if start <= t <= end} - {-1}
-            text = "\n".join(ocr(self.frames[j][1]) for j in sorted(shown))
-            hits += seen(keys, text, every)
+            texts = [(self.frames[j][0], ocr(self.frames[j][1])) for j in sorted(shown)]
+            found = sum(
+                key_found(k, "\n".join(text for t, text in texts if t < typed_at[k])) for k in keys
+            )
+            hits += _enough(found, len(keys), every)
         return hits / len(agents)
 
 
@@ -219,9 +278,15 @@ def read_trace(folder: Path) -> Observed:
     """The transcript segments and images of a saved trace."""
     heard: dict[tuple[float, str], tuple[float, float, str]] = {}
     frames: list[tuple[float, Path]] = []
+    typed: list[tuple[float, str]] = []
     lines = (folder / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+    began = 0.0  # when the step's action began: the previous step's end
     for raw in lines:
         line = json.loads(raw)
+        action = line.get("action") or {}
+        if action.get("type") == "type":
+            typed.append((began, str(action.get("text", ""))))
+        began = float(line["elapsed"])
         name = f"{line['step']:04d}"
         record = (folder / "records" / f"{name}.txt").read_text(encoding="utf-8")
         for m in _HEARD.finditer(record):
@@ -230,7 +295,7 @@ def read_trace(folder: Path) -> Observed:
         frames.append((float(line["elapsed"]), folder / "screens" / f"{name}.png"))
         for k, t in enumerate(line.get("keyframe_times", [])):
             frames.append((float(t), folder / "keyframes" / f"{name}-{k + 1}.png"))
-    return Observed(tuple(sorted(heard.values())), tuple(sorted(frames)))
+    return Observed(tuple(sorted(heard.values())), tuple(sorted(frames)), tuple(typed))
 
 
 def judge_evidence(
@@ -295,16 +360,16 @@ def _judge_timeline(item: Evidence, timeline: Observed | None) -> Verdict:
     lo, hi = _window(item)
     if item.channel == "audio":
         # Half the pieces on the page is already a leak, whatever the item needs.
-        shown = seen(item.keys, timeline.screen_text(0.0, float("inf")))
+        shown = timeline.shows(item.keys, 0.0, math.inf)
         return shown, ["spoken evidence is readable on the page"] if shown else [], {}
-    shown = seen(item.keys, timeline.screen_text(lo, hi), item.all_keys)
+    shown = timeline.shows(item.keys, lo, hi, item.all_keys)
     problems = []
     if not shown:
         problems.append(
             "not on screen in its window even in the timeline: check its keys and window, "
             "or the text is too small for OCR"
         )
-    if item.transient and seen(item.keys, timeline.screen_text(hi, float("inf")), item.all_keys):
+    if item.transient and timeline.shows(item.keys, hi, math.inf, item.all_keys):
         problems.append("still on screen after its window: it is not transient")
     return shown, problems, {}
 
@@ -321,7 +386,7 @@ def _judge_mode(
         found = seen(item.keys, obs.heard_text(lo, hi), item.all_keys)
         missing = mode in AUDIO_MODES and not found
         return found, ["audio evidence not heard in its window"] if missing else [], {}
-    found = seen(item.keys, obs.screen_text(lo, hi), item.all_keys)
+    found = obs.shows(item.keys, lo, hi, item.all_keys)
     kind = "transient" if item.transient else "lasting"
     problems = []
     if (not item.transient or mode in KEYFRAME_MODES) and not found:

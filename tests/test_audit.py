@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import shutil
 import time
 import types
+from pathlib import Path
 
 import pytest
 
@@ -77,14 +79,17 @@ def test_a_trace_is_read_back_with_its_times(tmp_path):
     steps = [
         {"step": 0, "elapsed": 0.2, "keyframe_times": []},
         {"step": 1, "elapsed": 5.3, "keyframe_times": [2.5, 4.0]},
+        {"step": 2, "elapsed": 6.1, "action": {"type": "type", "text": "May 12"}},
     ]
     (tmp_path / "trace.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
     heard = '[RECENT AUDIO — last 5.0 seconds]\n(1.0s–3.5s) "The launch moves to May 12."\n'
     (tmp_path / "records" / "0000.txt").write_text("Observation Record\n")
     (tmp_path / "records" / "0001.txt").write_text(heard)
+    (tmp_path / "records" / "0002.txt").write_text("Observation Record\n")
     obs = read_trace(tmp_path)
     assert obs.heard == ((1.0, 3.5, "The launch moves to May 12."),)
-    assert [t for t, _ in obs.frames] == [0.2, 2.5, 4.0, 5.3]
+    assert [t for t, _ in obs.frames] == [0.2, 2.5, 4.0, 5.3, 6.1]
+    assert obs.typed == ((5.3, "May 12"),)  # from when the typing began
     assert obs.frames[1][1] == tmp_path / "keyframes" / "0001-1.png"
 
 
@@ -105,6 +110,20 @@ def test_the_chance_is_the_share_of_step_phases_that_look_while_it_is_shown(tmp_
     assert timeline.chance(["42"], 11.0, 19.0, 2.0) == 1.0
     assert timeline.chance(["intro"], 0.0, 60.0, 10.0) == 1.0
     assert timeline.chance(["99"], 0.0, 60.0, 10.0) == 0.0
+
+
+def test_what_the_watcher_typed_is_not_the_pages_text(tmp_path, monkeypatch):
+    # A flash of the code at 4-8 s; from 20 s the watcher types the code into the answer box.
+    _fake_ocr(monkeypatch, {"a": "intro", "b": "code ROASTRIDE", "c": "intro", "d": "ROASTRIDE"})
+    frames = _frames(tmp_path, (0.0, "a"), (4.0, "b"), (8.0, "c"), (21.0, "d"))
+    typed = Observed((), frames, typed=((20.0, "ROASTRIDE"),))
+    assert typed.typed_at("roastride") == 20.0 and typed.typed_at("other") == math.inf
+    assert Observed((), (), typed=((3.0, "tangerine7"),)).typed_at("tangerine") == 3.0
+    assert typed.shows(["ROASTRIDE"], 0.0, 10.0)
+    assert not typed.shows(["ROASTRIDE"], 10.0, math.inf)  # gone from the page after 8 s
+    assert Observed((), frames).shows(["ROASTRIDE"], 10.0, math.inf)
+    assert typed.chance(["ROASTRIDE"], 15.0, 30.0, 2.0) == 0.0
+    assert Observed((), frames).chance(["ROASTRIDE"], 15.0, 30.0, 2.0) == 1.0
 
 
 def test_a_looping_carousel_is_gathered_whole_only_by_some_agents(tmp_path, monkeypatch):
@@ -284,6 +303,16 @@ def test_the_summary_counts_tasks_and_lists_failures():
     assert "Guessable (the null, random or near-miss agent succeeds): 1/2" in text
     assert "| A2 | FAIL | - | FAIL | - | - |" in text
     assert "- A2 random (aoi_interactive): the random agent solved it" in text
+
+
+def test_ocr_reads_a_small_caption_light_on_dark(tmp_path):
+    # A9's artwork caption (14 px, white on dark over the art), from a real screenshot: read at
+    # screen size, tesseract gave "Priya’: oint 3 Fairer for low income:".
+    screen = tmp_path / "screen.png"
+    shutil.copy(Path(__file__).parent / "fixtures" / "screens" / "podcast-caption.png", screen)
+    text = audit.ocr(screen)
+    assert seen(["Priya's point 3", "Fairer for low incomes"], text, every=True), text
+    assert audit.ocr(screen) == text and (tmp_path / "screen.ocr2.txt").is_file()
 
 
 def test_without_tesseract_the_audit_stops_before_any_episode(tmp_path, monkeypatch):
