@@ -63,7 +63,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dynacu_gym.answers import mentions, normalize
+from dynacu_gym.answers import (
+    _ORDINAL_WORDS,
+    _SCALES,
+    _TENS,
+    _UNITS,
+    _base,
+    _words_to_number,
+    mentions,
+    normalize,
+)
 from dynacu_gym.evaluation import (
     EPISODES_FILE,
     AgentSpec,
@@ -107,8 +116,12 @@ def key_found(key: str, text: str) -> bool:
     """Whether ``text`` (a transcript or OCR text) says ``key``.
 
     Numbers and times are normalised: "sixty" finds 60, "$4,800" finds 4800, "3:30" finds
-    "3.30". Other keys are whole words, case and punctuation aside.
+    "3.30", and a key that spells a number finds it in digits too ("press four" finds "press
+    4", "twenty-sixth" finds "26th"). Other keys are whole words, case and punctuation aside.
     """
+    spelled = None if any(ch.isdigit() for ch in key) else _in_digits(key)
+    if spelled is not None and key_found(spelled, text):
+        return True
     if any(ch.isdigit() for ch in key):
         # "$95, not" and "April 28th": a number ends at a comma or an ordinal's suffix.
         said = _ORDINAL.sub(r"\1", _TRAILING_PUNCT.sub(" ", text))
@@ -123,6 +136,39 @@ def key_found(key: str, text: str) -> bool:
     return (
         re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", normalize("text", text) or "") is not None
     )
+
+
+_NUMBER_WORDS = {*_UNITS, *_TENS, *_SCALES, "hundred"}
+_CARDINALS = {v: k for k, v in {**_UNITS, **_TENS}.items() if k != "oh"}
+
+
+def _in_digits(key: str) -> str | None:
+    """``key`` with each run of number words in digits ("under twenty": "under 20"), or None.
+
+    A run may end in an ordinal ("twenty sixth": "26"); None when the key spells no number.
+    """
+    words = _base(key).replace("-", " ").split()
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        number = _words_to_number(run) if run else None
+        out.append(str(number[0]) if number and not number[1] else " ".join(run))
+        run.clear()
+
+    for word in words:
+        if word in _ORDINAL_WORDS and not (run and run[-1] in _ORDINAL_WORDS):
+            word = _CARDINALS.get(_ORDINAL_WORDS[word], word)
+        if word in _NUMBER_WORDS or (word == "and" and run):
+            run.append(word)
+            continue
+        if run:
+            flush()
+        out.append(word)
+    if run:
+        flush()
+    spelled = " ".join(w for w in out if w)
+    return spelled if spelled != " ".join(words) else None
 
 
 def seen(keys: Iterable[str], text: str, every: bool = False) -> bool:

@@ -48,6 +48,14 @@ from dynacu_gym.tasks import Evidence, SolutionStep, find_task
         ("582039", "Your confirmation number is 5-8-2-0-3-9.", True),
         ("582039", "it is five, eight, two, zero, three, nine", True),
         ("582039", "it is 5-8-2-0-3-8", False),
+        # Keys that spell a number find it in digits, as Whisper often writes it.
+        ("press four", "For billing, press 4.", True),
+        ("press four", "For billing, press 5.", False),
+        ("twenty-eighth", "It moves to April 28th.", True),
+        ("twelve hundred and fifty", "The real number is 1,250.", True),
+        ("under twenty", "anything under 20 minutes", True),
+        ("under twenty", "under 200 pounds", False),
+        ("temple garden", "a foggy temple garden", True),
     ],
 )
 def test_a_key_is_found_in_words_and_digits_alike(key, text, found):
