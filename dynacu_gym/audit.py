@@ -204,41 +204,53 @@ def tesseract() -> str:
     return path
 
 
-OCR_SCALE = 2  # tesseract misreads 14 px UI text (light on dark most) at screen size
+# Tesseract misreads small UI text differently at each size (a 14 px caption light on dark
+# only enlarged, a chart's "5.7" only at screen size), so every frame is read at both.
+OCR_SCALES = (1, 2)
 
 
-def _ocr_cache(image: Path) -> Path:
-    return image.with_name(f"{image.stem}.ocr{OCR_SCALE}.txt")
+def _ocr_cache(image: Path, scale: int) -> Path:
+    return (
+        image.with_suffix(".txt") if scale == 1 else image.with_name(f"{image.stem}.ocr{scale}.txt")
+    )
 
 
 def ocr(image: Path) -> str:
-    """The text tesseract reads in ``image`` (cached next to it, in ``<stem>.ocr2.txt``).
+    """The text tesseract reads in ``image``, at each of ``OCR_SCALES`` (cached next to it).
 
-    The image is enlarged ``OCR_SCALE`` times (in grey, by ffmpeg) first: at screen size,
-    tesseract read a 14 px caption on a podcast's artwork as "Priya’: oint 3 Fairer for low
-    income:"; at twice the size, whole.
+    At screen size tesseract read a 14 px caption on a podcast's artwork as "Priya’: oint 3
+    Fairer for low income:", and whole at twice the size; a bar chart's "5.7" the other way
+    round ("57" enlarged).
 
     Raises:
         AuditError: tesseract or ffmpeg is not installed.
     """
-    cache = _ocr_cache(image)
+    return "\n".join(_ocr_at(image, scale) for scale in OCR_SCALES)
+
+
+def _ocr_at(image: Path, scale: int) -> str:
+    cache = _ocr_cache(image, scale)
     if cache.is_file():
         return cache.read_text(encoding="utf-8")
-    ffmpeg = shutil.which("ffmpeg")
-    if ffmpeg is None:
-        raise AuditError("the audit enlarges screenshots with ffmpeg, which is not installed")
-    scale = f"scale=iw*{OCR_SCALE}:ih*{OCR_SCALE}:flags=lanczos,format=gray"
-    enlarged = subprocess.run(
-        [ffmpeg, "-loglevel", "error", "-i", str(image), "-vf", scale]
-        + ["-f", "image2pipe", "-c:v", "pgm", "-"],
-        capture_output=True,
-        check=True,
-        timeout=120,
-    ).stdout
+    source: str | Path = image
+    enlarged = None
+    if scale != 1:  # enlarged in grey by ffmpeg, handed over on stdin
+        ffmpeg = shutil.which("ffmpeg")
+        if ffmpeg is None:
+            raise AuditError("the audit enlarges screenshots with ffmpeg, which is not installed")
+        filters = f"scale=iw*{scale}:ih*{scale}:flags=lanczos,format=gray"
+        enlarged = subprocess.run(
+            [ffmpeg, "-loglevel", "error", "-i", str(image), "-vf", filters]
+            + ["-f", "image2pipe", "-c:v", "pgm", "-"],
+            capture_output=True,
+            check=True,
+            timeout=120,
+        ).stdout
+        source = "stdin"
     # psm 11: sparse text, as a page's scattered labels, cells and buttons are. One thread
     # each: the audit runs several at once.
     text = subprocess.run(
-        [tesseract(), "stdin", "-", "--psm", "11"],
+        [tesseract(), str(source), "-", "--psm", "11"],
         input=enlarged,
         capture_output=True,
         check=True,
@@ -251,7 +263,7 @@ def ocr(image: Path) -> str:
 
 def ocr_all(images: Iterable[Path], workers: int) -> None:
     """Read ``images`` ahead, ``workers`` at a time, into their caches."""
-    todo = [p for p in images if not _ocr_cache(p).is_file()]
+    todo = [p for p in images if not all(_ocr_cache(p, s).is_file() for s in OCR_SCALES)]
     with ThreadPoolExecutor(max(1, workers)) as pool:
         list(pool.map(ocr, todo))
 

@@ -320,7 +320,16 @@ def test_ocr_reads_a_small_caption_light_on_dark(tmp_path):
     shutil.copy(Path(__file__).parent / "fixtures" / "screens" / "podcast-caption.png", screen)
     text = audit.ocr(screen)
     assert seen(["Priya's point 3", "Fairer for low incomes"], text, every=True), text
-    assert audit.ocr(screen) == text and (tmp_path / "screen.ocr2.txt").is_file()
+    assert audit.ocr(screen) == text
+    assert (tmp_path / "screen.txt").is_file() and (tmp_path / "screen.ocr2.txt").is_file()
+
+
+def test_ocr_reads_a_chart_label_that_enlarging_loses(tmp_path):
+    # C2's lecture chart labels the healthy adults' bar 5.7; enlarged, tesseract reads "57".
+    screen = tmp_path / "screen.png"
+    shutil.copy(Path(__file__).parent / "fixtures" / "screens" / "lecture-chart.png", screen)
+    assert key_found("5.7", audit.ocr(screen))
+    assert not key_found("5.7", (tmp_path / "screen.ocr2.txt").read_text())
 
 
 def test_without_tesseract_the_audit_stops_before_any_episode(tmp_path, monkeypatch):
