@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,7 @@ class Recognizer:
             last = cut
             first = max(0, int((cut - REDECODE_LEAD_S) * SAMPLE_RATE))
             again = self._decode(audio[first:], True, beam_size)
-            segments = _until(segments, cut) + _shifted(again, first / SAMPLE_RATE, cut)
+            segments = _until(segments, cut) + _redecoded(again, first / SAMPLE_RATE, cut)
         return segments
 
     def _decode(self, audio: np.ndarray, word_timestamps: bool, beam_size: int) -> list[Segment]:
@@ -101,10 +102,25 @@ class Recognizer:
         return out
 
 
+def _frame_rms(audio: np.ndarray) -> np.ndarray:
+    """The RMS of each whole 30 ms frame of 16 kHz audio (a trailing part frame is left out)."""
+    frames = len(audio) // FRAME
+    return np.sqrt(np.mean(audio[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1))
+
+
 MAX_REDECODES = 2  # passes over speech the decoder skipped (each one finds the next skip)
 REDECODE_LEAD_S = 0.1  # audio kept before the skipped speech when it is decoded again
 SKIP_GAP_S = 1.0  # a pause between two words longer than this must be silent
 SKIP_VOICED = 0.5  # the share of 30 ms frames with voice that makes a pause speech
+# The longest a word takes to say: the gap above, and per character (a digit is a word said).
+SAY_LETTER_S, SAY_DIGIT_S = 0.15, 0.5
+
+
+def _stretched(word: Word) -> bool:
+    """Whether ``word`` lasts longer than anyone takes to say it (a dangling word's times)."""
+    letters = sum(ch.isalpha() for ch in word.text)
+    digits = sum(ch.isdigit() for ch in word.text)
+    return word.end - word.start > SKIP_GAP_S + SAY_LETTER_S * letters + SAY_DIGIT_S * digits
 
 
 def _skipped_from(audio: np.ndarray, segments: list[Segment]) -> float | None:
@@ -112,14 +128,14 @@ def _skipped_from(audio: np.ndarray, segments: list[Segment]) -> float | None:
 
     Natural pauses between words are short and quiet. A stretch longer than ``SKIP_GAP_S``
     between two words (or after the last) that is mostly voice was skipped by the decoder. A
-    "word" longer than ``SKIP_GAP_S`` (a dangling word stretched over the rest) covers nothing.
-    A frame is voice when louder than a tenth of the audio's loud frames (its 95th percentile).
+    stretched word (a dangling "the" stamped over the last 2.5 s) covers nothing; a slowly
+    read digit group ("-0194", 1.5 s) is no stretched word. A frame is voice when louder than
+    a tenth of the audio's loud frames (its 95th percentile).
     """
-    words = [w for seg in segments for w in seg.words if w.end - w.start <= SKIP_GAP_S]
-    frames = len(audio) // FRAME
-    if not words or frames == 0:
+    words = [w for seg in segments for w in seg.words if not _stretched(w)]
+    rms = _frame_rms(audio)
+    if not words or len(rms) == 0:
         return None
-    rms = np.sqrt(np.mean(audio[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1))
     voiced = rms > 0.1 * float(np.percentile(rms, 95))
     bounds = [(a.end, b.start) for a, b in itertools.pairwise(words)]
     bounds.append((words[-1].end, len(audio) / SAMPLE_RATE))
@@ -132,32 +148,35 @@ def _skipped_from(audio: np.ndarray, segments: list[Segment]) -> float | None:
     return None
 
 
-def _until(segments: list[Segment], cut: float) -> list[Segment]:
-    """The segments' words that end by ``cut`` (seconds), as segments."""
+def _kept(segments: list[Segment], keep: Callable[[Word], Word | None]) -> list[Segment]:
+    """The segments rebuilt from the words ``keep`` returns (it may move them); empty ones go."""
     out = []
     for seg in segments:
-        words = tuple(w for w in seg.words if w.end <= cut)
+        words = tuple(w for w in map(keep, seg.words) if w is not None)
         if words:
             text = "".join(w.text for w in words).strip()
-            out.append(Segment(seg.start, min(seg.end, words[-1].end), text, words))
+            out.append(Segment(words[0].start, words[-1].end, text, words))
     return out
 
 
-def _shifted(segments: list[Segment], by: float, floor: float = 0.0) -> list[Segment]:
-    """The segments ``by`` seconds later, none of their times before ``floor``."""
+def _until(segments: list[Segment], cut: float) -> list[Segment]:
+    """The words that end by ``cut`` (seconds)."""
+    return _kept(segments, lambda w: w if w.end <= cut else None)
 
-    def at(t: float) -> float:
-        return max(floor, t + by)
 
-    return [
-        Segment(
-            at(s.start),
-            at(s.end),
-            s.text,
-            tuple(Word(at(w.start), at(w.end), w.text) for w in s.words),
-        )
-        for s in segments
-    ]
+def _redecoded(segments: list[Segment], by: float, cut: float) -> list[Segment]:
+    """Segments decoded from ``by`` s on, in the whole audio's time, from ``cut`` on.
+
+    Words that end within the lead before ``cut`` are the end of a word already heard (the
+    last "five" of "four one five", read again as a fifth "5") and are dropped; a word that
+    began in the lead starts at ``cut``.
+    """
+
+    def keep(w: Word) -> Word | None:
+        start, end = w.start + by, w.end + by
+        return Word(max(start, cut), end, w.text) if end > cut + REDECODE_LEAD_S else None
+
+    return _kept(segments, keep)
 
 
 def load_recognizer(
@@ -358,10 +377,9 @@ class StreamingTranscriber:
         with self._scan_lock:
             fresh = self.capture.read(self._scanned, total - (total - self._scanned) % FRAME)
             first = max(self._scanned, total - len(fresh) - (total - self._scanned) % FRAME)
-            frames = len(fresh) // FRAME
-            if frames == 0:
+            rms = _frame_rms(fresh)
+            if len(rms) == 0:
                 return
-            rms = np.sqrt(np.mean(fresh[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1))
             closed = []
             with self._lock:
                 self._scanned = first
@@ -469,10 +487,9 @@ _SENTENCE_END = (".", "?", "!")
 
 def _onsets(audio: np.ndarray, t0: float, threshold: float, gap_s: float = 0.15) -> list[float]:
     """Monotonic times where voice begins after at least ``gap_s`` of quiet (and the first)."""
-    frames = len(audio) // FRAME
-    if frames == 0:
+    rms = _frame_rms(audio)
+    if len(rms) == 0:
         return []
-    rms = np.sqrt(np.mean(audio[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1))
     voiced = rms > threshold
     quiet_needed = max(1, round(gap_s * SAMPLE_RATE / FRAME))
     out, quiet = [], quiet_needed
