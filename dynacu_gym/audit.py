@@ -392,6 +392,39 @@ def judge_evidence(
     return rows
 
 
+def _frames_to_read(
+    task: TaskSpec, observed: dict[str, Observed], timeline: Observed | None
+) -> list[Path]:
+    """The frames the judges read, to OCR ahead; the rest is never read.
+
+    Those in the windows of visual items with keys; in the timeline also the frame on screen
+    when a window opens (the chance reads it), all after a transient item's window, and all of
+    it when spoken keys must not be on the page. A dashboard whose items are charts (no keys)
+    has most of its keyframes left unread.
+    """
+    windows, after, everything = [], math.inf, False
+    for item in task.evidence:
+        if item.keys and item.channel == "audio":
+            everything = True
+        elif item.keys:
+            windows.append(_window(item))
+            after = min(after, _window(item)[1]) if item.transient else after
+
+    def inside(t: float) -> bool:
+        return any(lo <= t <= hi for lo, hi in windows)
+
+    paths = [p for o in observed.values() for t, p in o.frames if inside(t)]
+    if timeline is not None:
+        times = [t for t, _ in timeline.frames]
+        opening = {bisect.bisect_right(times, lo) - 1 for lo, _ in windows} - {-1}
+        paths += [
+            p
+            for k, (t, p) in enumerate(timeline.frames)
+            if everything or t >= after or inside(t) or k in opening
+        ]
+    return paths
+
+
 def _item_fields(task: TaskSpec, number: int, item: Evidence) -> dict[str, Any]:
     return {
         "task": task.id,
@@ -567,7 +600,7 @@ def run_audit(
         observed = {m: trace("perceive", task.id, m, watcher) for m in MODES}
         timeline = trace(TIMELINE, task.id, TIMELINE_MODE, recorder)
         present = {m: o for m, o in observed.items() if o is not None}
-        ocr_all((p for o in [*present.values(), timeline] if o for _, p in o.frames), workers)
+        ocr_all(_frames_to_read(task, present, timeline), workers)
         rows += judge_evidence(task, present, timeline, step_s)
 
     with (out / "audit.jsonl").open("w", encoding="utf-8") as sink:

@@ -192,6 +192,27 @@ def test_the_premise_holds_when_each_mode_perceives_what_it_should(tmp_path, mon
     assert chance == {2: pytest.approx(0.4), 3: 1.0}
 
 
+def test_only_the_frames_the_judges_read_are_read_ahead(tmp_path, monkeypatch):
+    shown = [(float(t), f"f{t}") for t in (0, 5, 10, 12, 16, 20, 30)]
+    texts = {name: "intro" for _, name in shown}
+    read: list[str] = []
+    monkeypatch.setattr(audit, "ocr", lambda path: read.append(path.name) or texts[path.name])
+    timeline = Observed((), _frames(tmp_path, *shown))
+    observed = {"standard": Observed((), _frames(tmp_path, *shown))}
+    # A flash judged in 11-19 s (its window and the slack); a mole has no keys to read.
+    mole = Evidence("a mole pops up", "visual", (1.0, 2.0), transient=True)
+    ahead = audit._frames_to_read(_b4_with(FLASH, mole), observed, timeline)
+    names = [p.name for p in ahead]
+    # The standard screens in the window; in the timeline, also the frame on screen when the
+    # window opens (10 s) and everything after it (a transient item must be gone).
+    assert names == ["f12", "f16", "f10", "f12", "f16", "f20", "f30"]
+    judge_evidence(_b4_with(FLASH, mole), observed, timeline, step_s=10.0)
+    assert set(read) <= set(names)
+    # Spoken keys must be off the page all the time: the whole timeline is read.
+    ahead = audit._frames_to_read(_b4_with(SPOKEN), observed, timeline)
+    assert [p.name for p in ahead] == [name for _, name in shown]
+
+
 def test_the_premise_fails_for_leaks_long_flashes_and_missing_keys(tmp_path, monkeypatch):
     _fake_ocr(monkeypatch, {"a": "intro", "b": "flash 42 and 2.6", "c": "intro"})
     # The flash stays 8 s: most screenshot-only agents stepping every 10 s catch it.
