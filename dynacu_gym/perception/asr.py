@@ -56,7 +56,11 @@ class Recognizer:
         self._lock = threading.Lock()  # CTranslate2 models are fastest used one call at a time
 
     def transcribe(
-        self, audio: np.ndarray, word_timestamps: bool = False, beam_size: int = 1
+        self,
+        audio: np.ndarray,
+        word_timestamps: bool = False,
+        beam_size: int = 1,
+        redecode_skipped: bool = True,
     ) -> list[Segment]:
         """Recognise 16 kHz mono float32 audio.
 
@@ -65,9 +69,10 @@ class Recognizer:
         Voice-activity filtering runs first (it fixed mis-hearings on this audio), and each
         window is decoded without the previous text (that stopped hallucinated repeats).
 
-        With word times, speech the decoder skipped is decoded again (see
-        :func:`_skipped_from`): when Whisper leaves a sentence unfinished at a segment's end,
-        faster-whisper stamps the dangling word at the end of the audio and seeks past the rest.
+        With word times and ``redecode_skipped``, speech the decoder skipped is decoded again
+        (see :func:`_skipped_from`): when Whisper leaves a sentence unfinished at a segment's
+        end, faster-whisper stamps the dangling word at the end of the audio and seeks past the
+        rest. (A pass over speech still going on has no use for it: its tail is cut anyway.)
         """
         if audio.dtype != np.float32 or audio.ndim != 1:
             raise ValueError(
@@ -75,7 +80,7 @@ class Recognizer:
             )
         segments = self._decode(audio, word_timestamps, beam_size)
         last = -1.0
-        for _ in range(MAX_REDECODES if word_timestamps else 0):
+        for _ in range(MAX_REDECODES if word_timestamps and redecode_skipped else 0):
             cut = _skipped_from(audio, segments)
             if cut is None or cut <= last:  # nothing skipped, or no word in it again (music)
                 break
@@ -449,7 +454,9 @@ class StreamingTranscriber:
         t = time.monotonic()
         # Committed text is decoded once, with a beam; unstable text is redone often, greedily.
         beam = self.final_beam_size if stable else 1
-        segments = self.recognizer.transcribe(audio, word_timestamps=True, beam_size=beam)
+        segments = self.recognizer.transcribe(
+            audio, word_timestamps=True, beam_size=beam, redecode_skipped=stable
+        )
         self._last_pass_s = time.monotonic() - t
         self.model_calls += 1
         self.model_seconds += self._last_pass_s
