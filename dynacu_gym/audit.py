@@ -69,7 +69,6 @@ from dynacu_gym.answers import (
     _TENS,
     _UNITS,
     _base,
-    _words_to_number,
     mentions,
     normalize,
 )
@@ -119,9 +118,6 @@ def key_found(key: str, text: str) -> bool:
     "3.30", and a key that spells a number finds it in digits too ("press four" finds "press
     4", "twenty-sixth" finds "26th"). Other keys are whole words, case and punctuation aside.
     """
-    spelled = None if any(ch.isdigit() for ch in key) else _in_digits(key)
-    if spelled is not None and key_found(spelled, text):
-        return True
     if any(ch.isdigit() for ch in key):
         # "$95, not" and "April 28th": a number ends at a comma or an ordinal's suffix.
         said = _ORDINAL.sub(r"\1", _TRAILING_PUNCT.sub(" ", text))
@@ -130,6 +126,10 @@ def key_found(key: str, text: str) -> bool:
         kind = "time" if ":" in key else "number"
         if normalize(kind, key) is not None:
             return mentions(kind, [key], said, max_words=len(key.split()) + 5)
+    else:
+        spelled = _in_digits(key)
+        if spelled is not None and key_found(spelled, text):
+            return True
     wanted = normalize("text", key)
     if not wanted:
         return False
@@ -152,8 +152,7 @@ def _in_digits(key: str) -> str | None:
     run: list[str] = []
 
     def flush() -> None:
-        number = _words_to_number(run) if run else None
-        out.append(str(number[0]) if number and not number[1] else " ".join(run))
+        out.append(normalize("number", " ".join(run)) or " ".join(run))
         run.clear()
 
     for word in words:
@@ -298,10 +297,19 @@ class Observed:
         A key the watcher typed itself counts only in the frames taken before it began typing.
         """
         keys = list(keys)
-        found = sum(
-            key_found(k, self.screen_text(start, min(end, self.typed_at(k) - 1e-6))) for k in keys
-        )
-        return _enough(found, len(keys), every)
+        texts = [(t, ocr(path)) for t, path in self.frames if start <= t <= end]
+        return _enough(self._found(keys, texts), len(keys), every)
+
+    def _found(self, keys: list[str], texts: list[tuple[float, str]]) -> int:
+        """How many ``keys`` the (time, OCR text) frames hold, each before the watcher typed it."""
+        before: dict[float, str] = {}  # the frames' text before each moment something was typed
+        found = 0
+        for key in keys:
+            typed = self.typed_at(key)
+            if typed not in before:
+                before[typed] = "\n".join(text for t, text in texts if t < typed)
+            found += key_found(key, before[typed])
+        return found
 
     def chance(
         self, keys: Iterable[str], start: float, end: float, step_s: float, every: bool = False
@@ -318,17 +326,13 @@ class Observed:
         times = [t for t, _ in self.frames]
         if not keys or not times:
             return 0.0
-        typed_at = {k: self.typed_at(k) for k in keys}
         agents = [(f * step_s, (i + 0.5) / PHASES) for f in STEP_SPREAD for i in range(PHASES)]
         hits = 0
         for step, phase in agents:
             looks = [0.0] + [(phase + k) * step for k in range(int(end // step) + 2)]
             shown = {bisect.bisect_right(times, t) - 1 for t in looks if start <= t <= end} - {-1}
             texts = [(self.frames[j][0], ocr(self.frames[j][1])) for j in sorted(shown)]
-            found = sum(
-                key_found(k, "\n".join(text for t, text in texts if t < typed_at[k])) for k in keys
-            )
-            hits += _enough(found, len(keys), every)
+            hits += _enough(self._found(keys, texts), len(keys), every)
         return hits / len(agents)
 
 
@@ -408,7 +412,8 @@ def _frames_to_read(
             everything = True
         elif item.keys:
             windows.append(_window(item))
-            after = min(after, _window(item)[1]) if item.transient else after
+            if item.transient:
+                after = min(after, windows[-1][1])
 
     def inside(t: float) -> bool:
         return any(lo <= t <= hi for lo, hi in windows)
