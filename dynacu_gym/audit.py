@@ -43,7 +43,9 @@ Episodes go through the evaluation runner, one folder a check under ``OUT`` (eac
 ``episodes.jsonl``), so a stopped audit resumes where it stopped. A task whose files (its
 folder and its app's) changed since its episodes ran is run again. OCR text is cached next to
 each image. The verdicts go to ``OUT/audit.jsonl`` (one line per task, check, mode and item)
-and ``OUT/audit.md`` (the summary, the table and every failure with its reason).
+and ``OUT/audit.md`` (the summary, the table and every failure with its reason). Each row
+keeps its task's :func:`task_hash`, so audits run in parts merge into one
+(:func:`merge_audits`) that names the tasks changed since they were judged.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ from dynacu_gym.evaluation import (
     trace_dir,
 )
 from dynacu_gym.modes import MODE_CHANNELS, MODES
-from dynacu_gym.tasks import Evidence, TaskSpec, find_task
+from dynacu_gym.tasks import Evidence, TaskSpec, find_task, task_folders
 
 AUDIO_MODES = tuple(m for m in MODES if "transcript" in MODE_CHANNELS[m])
 KEYFRAME_MODES = tuple(m for m in MODES if "keyframes" in MODE_CHANNELS[m])
@@ -519,6 +521,11 @@ def fingerprint(task: TaskSpec) -> str:
     return digest.hexdigest()[:16]
 
 
+def task_hash(task: TaskSpec) -> str:
+    """A hash of all the audit's verdicts on the task depend on: its episodes and its evidence."""
+    return hashlib.sha256((fingerprint(task) + repr(task.evidence)).encode()).hexdigest()[:16]
+
+
 def forget_changed(out: Path, tasks: list[str]) -> list[str]:
     """Drop the episodes and traces of tasks whose files changed since they ran.
 
@@ -608,11 +615,56 @@ def run_audit(
         ocr_all(_frames_to_read(task, present, timeline), workers)
         rows += judge_evidence(task, present, timeline, step_s)
 
+    hashes = {task.id: task_hash(task) for task in specs}
+    rows = [{**row, "task_hash": hashes[row["task"]]} for row in rows]
+    write_audit(out, rows, tasks, step_s)
+    return rows
+
+
+def write_audit(
+    out: Path,
+    rows: list[dict[str, Any]],
+    tasks: list[str],
+    step_s: float = STEP_S,
+    stale: Iterable[str] = (),
+) -> None:
+    """``out/audit.jsonl`` (the rows) and ``out/audit.md`` (:func:`render_summary`)."""
+    out.mkdir(parents=True, exist_ok=True)
     with (out / "audit.jsonl").open("w", encoding="utf-8") as sink:
         for row in rows:
             sink.write(json.dumps(row) + "\n")
-    (out / "audit.md").write_text(render_summary(rows, tasks, step_s), encoding="utf-8")
-    return rows
+    summary = render_summary(rows, tasks, step_s, stale)
+    (out / "audit.md").write_text(summary, encoding="utf-8")
+
+
+def merge_audits(folders: list[Path]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """The rows of audits run in parts (a category at a time, say), as one audit.
+
+    A task's rows come whole from the last folder that audited it. Returns the rows, the tasks
+    in catalogue order, and the *stale* tasks: those whose files or evidence changed since
+    their rows were judged (:func:`task_hash`), whose verdicts no longer stand.
+
+    Raises:
+        AuditError: a folder holds no ``audit.jsonl``, or names a task not in the catalogue.
+    """
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for folder in folders:
+        path = folder / "audit.jsonl"
+        if not path.is_file():
+            raise AuditError(f"expected an audit in {folder}: it has no audit.jsonl")
+        mine: dict[str, list[dict[str, Any]]] = {}
+        for row in read_lines(path):
+            mine.setdefault(row["task"], []).append(row)
+        by_task.update(mine)
+    catalogue = task_folders()
+    unknown = sorted(set(by_task) - set(catalogue))
+    if unknown:
+        raise AuditError(f"the audits name tasks not in the catalogue: {', '.join(unknown)}")
+    tasks = sorted(by_task, key=lambda i: (i[0], int(i[1:])))
+    stale = [
+        t for t in tasks if any(r.get("task_hash") != task_hash(find_task(t)) for r in by_task[t])
+    ]
+    return [r for t in tasks for r in by_task[t]], tasks, stale
 
 
 def _episode_row(check: str, line: dict[str, Any], should_succeed: bool) -> dict[str, Any]:
@@ -638,11 +690,16 @@ def _episode_row(check: str, line: dict[str, Any], should_succeed: bool) -> dict
     }
 
 
-def render_summary(rows: list[dict[str, Any]], tasks: list[str], step_s: float = STEP_S) -> str:
+def render_summary(
+    rows: list[dict[str, Any]],
+    tasks: list[str],
+    step_s: float = STEP_S,
+    stale: Iterable[str] = (),
+) -> str:
     """The audit as Markdown.
 
     The headline figures, evidence recall per channel and mode, the task x check table, and
-    every failure with its reason.
+    every failure with its reason; and the ``stale`` tasks, changed since they were judged.
     """
     by_task: dict[str, list[dict[str, Any]]] = {t: [] for t in tasks}
     for row in rows:
@@ -666,6 +723,11 @@ def render_summary(rows: list[dict[str, Any]], tasks: list[str], step_s: float =
         f"- Guessable (the null, random or near-miss agent succeeds): {guessable}/{n}",
         f"- Evidence where the premise holds (each item seen in the modes that should see it, "
         f"and not where it should not): {premise}/{n}",
+    ]
+    stale = list(stale)
+    if stale:
+        out.append(f"- Changed since they were audited (listed below): {len(stale)}/{n}")
+    out += [
         "",
         "## Evidence recall per channel and mode",
         "",
@@ -728,6 +790,15 @@ def render_summary(rows: list[dict[str, Any]], tasks: list[str], step_s: float =
             "",
         ]
         out += [f"- {r['task']} #{r['evidence']}: {r['fact']}" for r in unread]
+    if stale:
+        out += [
+            "",
+            f"## Changed since they were audited ({len(stale)})",
+            "",
+            "Their files or evidence changed after these rows were judged: audit them again.",
+            "",
+            ", ".join(stale),
+        ]
     failures = [r for r in rows if not r["ok"]]
     out += ["", f"## Failures ({len(failures)})", ""]
     for r in failures:

@@ -11,6 +11,7 @@ dynacu run ID --agent A --mode M --record DIR
                                     one episode, with its whole trace saved
 dynacu audit --tasks T --out DIR    is every task solvable, unguessable, and in need of the
                                     channel it claims? audit.md and audit.jsonl; resumable
+dynacu audit-merge DIR... --out D   one audit from audits run in parts; flags changed tasks
 """
 
 from __future__ import annotations
@@ -272,6 +273,24 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 0 if all(row["ok"] for row in rows) else 1
 
 
+def _cmd_audit_merge(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynacu_gym.audit import AuditError, merge_audits, write_audit
+
+    try:
+        rows, tasks, stale = merge_audits([Path(d) for d in args.dirs])
+    except AuditError as e:
+        raise ValueError(str(e)) from e
+    write_audit(Path(args.out), rows, tasks, args.step, stale)
+    summary = (Path(args.out) / "audit.md").read_text(encoding="utf-8")
+    print(summary.split("\n## Evidence recall")[0].rstrip())
+    if stale:
+        print(f"changed since they were audited: {', '.join(stale)}")
+    print(f"\nwrote {Path(args.out) / 'audit.md'} and {Path(args.out) / 'audit.jsonl'}")
+    return 0 if all(row["ok"] for row in rows) and not stale else 1
+
+
 def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=False)]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
@@ -338,6 +357,13 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default: {STEP_S:g})")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
     p.set_defaults(func=_cmd_audit)
+
+    p = sub.add_parser("audit-merge", help="one audit from audits run in parts")
+    p.add_argument("dirs", nargs="+", help="audit folders; a task's rows come from the last")
+    p.add_argument("--out", required=True, help="where to write audit.md and audit.jsonl")
+    p.add_argument("--step", type=float, default=STEP_S,
+                   help=f"the --step the audits ran with (default: {STEP_S:g})")  # fmt: skip
+    p.set_defaults(func=_cmd_audit_merge)
 
     p = sub.add_parser("render-audio", help="render tasks' spoken lines with piper")
     p.add_argument("ids", nargs="*", help="task ids or patterns (default: all)")

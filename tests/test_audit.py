@@ -21,10 +21,13 @@ from dynacu_gym.audit import (
     forget_changed,
     judge_evidence,
     key_found,
+    merge_audits,
     read_trace,
     render_summary,
     run_audit,
     seen,
+    task_hash,
+    write_audit,
 )
 from dynacu_gym.tasks import Evidence, SolutionStep, find_task
 
@@ -332,6 +335,36 @@ def test_the_summary_counts_tasks_and_lists_failures():
     assert "Guessable (the null, random or near-miss agent succeeds): 1/2" in text
     assert "| A2 | FAIL | - | FAIL | - | - |" in text
     assert "- A2 random (aoi_interactive): the random agent solved it" in text
+
+
+def test_audits_run_in_parts_merge_and_flag_the_tasks_changed_since(tmp_path):
+    def rows(task, ok, hash_of=None):
+        hashed = task_hash(hash_of or find_task(task))
+        return [
+            {"task": task, "check": c, "mode": "standard", "ok": ok, "reason": "", "task_hash": h}
+            for c, h in (("solvable", hashed), ("null", hashed))
+        ]
+
+    b4 = find_task("B4")
+    relabelled = dataclasses.replace(b4, evidence=b4.evidence[:1])  # evidence changed since
+    write_audit(tmp_path / "B", rows("B4", False) + rows("B5", True, relabelled), ["B4", "B5"])
+    write_audit(tmp_path / "B-again", rows("B4", True), ["B4"])
+    write_audit(tmp_path / "A", rows("A1", True), ["A1"])
+    merged, tasks, stale = merge_audits([tmp_path / "B", tmp_path / "B-again", tmp_path / "A"])
+    assert tasks == ["A1", "B4", "B5"]  # catalogue order
+    assert [(r["task"], r["ok"]) for r in merged if r["check"] == "null"] == [
+        ("A1", True),
+        ("B4", True),  # the later audit of B4 stands
+        ("B5", True),
+    ]
+    assert stale == ["B5"]  # judged on B4's evidence, not B5's
+    write_audit(tmp_path / "all", merged, tasks, stale=stale)
+    assert (
+        "Changed since they were audited (listed below): 1/3"
+        in (tmp_path / "all" / "audit.md").read_text()
+    )
+    with pytest.raises(AuditError, match="no audit.jsonl"):
+        merge_audits([tmp_path / "nowhere"])
 
 
 def test_ocr_reads_a_small_caption_light_on_dark(tmp_path):
