@@ -97,6 +97,8 @@ LASTING_CHANCE = 0.9  # lasting: every one does (less a margin: OCR misreads a f
 # every 10 s exactly), each at PHASES phases.
 STEP_SPREAD = (0.8, 0.9, 1.0, 1.1, 1.2)
 PHASES = 8
+# An action's screenshot comes back this long after it: the action, two animation frames, the grab.
+AFTER_ACTION_S = 0.3
 TIMELINE = "timeline"
 TIMELINE_MODE = "aoi_visual"
 TIMELINE_STEP_S = 5.0
@@ -314,26 +316,43 @@ class Observed:
         return found
 
     def chance(
-        self, keys: Iterable[str], start: float, end: float, step_s: float, every: bool = False
+        self,
+        keys: Iterable[str],
+        start: float,
+        end: float,
+        step_s: float,
+        every: bool = False,
+        follows: float | None = None,
     ) -> float:
         """The share of screenshot-only agents stepping about every ``step_s`` s that see ``keys``.
 
         The frames are taken as the page's timeline (the screen stays as the last frame showed
         it until the next). Each agent steps every ``s`` seconds, ``s`` one of ``STEP_SPREAD``
-        times ``step_s``: it looks at 0 and then at ``phase + k * s``, for ``PHASES`` phases. It
-        sees the item when the screens it looked at between ``start`` and ``end`` hold half the
-        keys (all of them if ``every``); a key the watcher typed counts only before it did.
+        times ``step_s``: it looks at 0 (the first frame: the screen ``reset`` returned) and
+        then at ``phase + k * s``, for ``PHASES`` phases. An item that ``follows`` the agent's
+        own action is looked at right after that action (``AFTER_ACTION_S`` later) and at
+        ``follows + k * s``: the phase is the action's. It sees the item when the screens it
+        looked at between ``start`` and ``end`` hold half the keys (all of them if ``every``); a
+        key the watcher typed counts only before it did.
         """
         keys = list(keys)
         times = [t for t, _ in self.frames]
         if not keys or not times:
             return 0.0
-        agents = [(f * step_s, (i + 0.5) / PHASES) for f in STEP_SPREAD for i in range(PHASES)]
+        if follows is None:
+            agents = [(f * step_s, (i + 0.5) / PHASES) for f in STEP_SPREAD for i in range(PHASES)]
+        else:
+            agents = [(f * step_s, 0.0) for f in STEP_SPREAD]
         hits = 0
         for step, phase in agents:
-            looks = [0.0] + [(phase + k) * step for k in range(int(end // step) + 2)]
-            shown = {bisect.bisect_right(times, t) - 1 for t in looks if start <= t <= end} - {-1}
-            texts = [(self.frames[j][0], ocr(self.frames[j][1])) for j in sorted(shown)]
+            if follows is None:
+                # Before the first frame, the agent sees the first: the screen reset returned.
+                looks = [times[0]] + [(phase + k) * step for k in range(int(end // step) + 2)]
+            else:
+                looks = [follows + AFTER_ACTION_S]
+                looks += [follows + k * step for k in range(1, int((end - follows) // step) + 2)]
+            shown = {bisect.bisect_right(times, t) - 1 for t in looks if start <= t <= end}
+            texts = [(self.frames[j][0], ocr(self.frames[j][1])) for j in sorted(shown - {-1})]
             hits += _enough(self._found(keys, texts), len(keys), every)
         return hits / len(agents)
 
@@ -491,7 +510,7 @@ def _judge_mode(
         problems.append(f"{kind} visual evidence not seen")
     if mode != "standard" or timeline is None:
         return found, problems, {}
-    chance = timeline.chance(item.keys, lo, hi, step_s, item.all_keys)
+    chance = timeline.chance(item.keys, lo, hi, step_s, item.all_keys, item.follows)
     if item.transient and chance > TRANSIENT_CHANCE:
         problems.append(
             f"a screenshot-only agent stepping about every {step_s:g} s sees it {chance:.0%} of "

@@ -122,6 +122,10 @@ class Evidence:
             gone after the window.
         all_keys: the fact is a set of pieces the agent needs every one of (five prices to
             find the cheapest), so the audit counts it perceived only when all keys are found.
+        follows: for visual evidence the agent's own action brings up (a notice that opens on
+            a click), when the scripted solution does that action, in seconds after the start.
+            An agent's screenshots then fall right after that action and a step apart from it,
+            not at any phase of the page's clock, and the audit takes its chance so.
     """
 
     fact: str
@@ -130,6 +134,7 @@ class Evidence:
     transient: bool = False
     keys: tuple[str, ...] = ()
     all_keys: bool = False
+    follows: float | None = None
 
 
 @dataclass(frozen=True)
@@ -441,16 +446,24 @@ def load_task(folder: str | Path) -> TaskSpec:
             ),
             convert=lambda v: (float(v[0]), float(v[1])),
         )
-        evidence.append(
-            Evidence(
-                fact=t.string("fact"),
-                channel=t.choice("channel", CHANNELS),
-                window=window,
-                transient=t.flag("transient"),
-                keys=t.strings("keys", default=()),
-                all_keys=t.flag("all_keys"),
-            )
+        item = Evidence(
+            fact=t.string("fact"),
+            channel=t.choice("channel", CHANNELS),
+            window=window,
+            transient=t.flag("transient"),
+            keys=t.strings("keys", default=()),
+            all_keys=t.flag("all_keys"),
+            follows=t.number("follows", default=None),
         )
+        if item.follows is not None and item.channel != "visual":
+            t.fail(
+                "follows", "no 'follows' on audio evidence (only visual has a chance)", item.follows
+            )
+        if item.follows is not None and item.follows > window[0]:
+            t.fail(
+                "follows", f"a time no later than the window's start, {window[0]:g}", item.follows
+            )
+        evidence.append(item)
         t.finish()
 
     solution = []

@@ -123,6 +123,27 @@ def test_the_chance_is_the_share_of_step_phases_that_look_while_it_is_shown(tmp_
     assert timeline.chance(["99"], 0.0, 60.0, 10.0) == 0.0
 
 
+def test_every_agent_sees_the_screen_reset_returned(tmp_path, monkeypatch):
+    # The first frame comes a few milliseconds after the start; an agent's look at 0 is it.
+    _fake_ocr(monkeypatch, {"a": "card (971) 555-0286", "b": "form"})
+    timeline = Observed((), _frames(tmp_path, (0.014, "a"), (2.0, "b")))
+    assert timeline.chance(["555-0286"], -1.0, 28.0, 10.0) == 1.0
+
+
+def test_what_follows_the_agents_action_is_looked_at_from_that_action(tmp_path, monkeypatch):
+    # A click at 1.5 s; 1.2 s later a notice shows until 9.2 s after the click (F4's banner).
+    # The agent looks right after its click (too early) and then a step later: only those
+    # stepping 8 or 9 s (of 8 to 12) see it. At any phase of the page's clock, most would.
+    _fake_ocr(monkeypatch, {"a": "form", "b": "cookie notice", "c": "form"})
+    timeline = Observed((), _frames(tmp_path, (0.0, "a"), (2.7, "b"), (10.7, "c")))
+    assert timeline.chance(["notice"], 1.7, 13.7, 10.0) > 0.8
+    assert timeline.chance(["notice"], 1.7, 13.7, 10.0, follows=1.5) == pytest.approx(0.4)
+    assert timeline.chance(["notice"], 1.7, 13.7, 6.0, follows=1.5) == 1.0
+    # What the click brings up at once is in the screen the click returned.
+    timeline = Observed((), _frames(tmp_path, (0.0, "a"), (1.6, "b"), (3.0, "c")))
+    assert timeline.chance(["notice"], 0.5, 6.0, 10.0, follows=1.5) == 1.0
+
+
 def test_what_the_watcher_typed_is_not_the_pages_text(tmp_path, monkeypatch):
     # A flash of the code at 4-8 s; from 20 s the watcher types the code into the answer box.
     _fake_ocr(monkeypatch, {"a": "intro", "b": "code ROASTRIDE", "c": "intro", "d": "ROASTRIDE"})

@@ -241,6 +241,18 @@ def test_evidence_may_need_all_its_keys(tmp_path):
         load_task(_broken(tmp_path / "c", lambda t: t + EVIDENCE + 'all_keys = "yes"\n'))
 
 
+def test_evidence_may_follow_the_agents_action(tmp_path):
+    task = load_task(_broken(tmp_path / "a", lambda t: t + EVIDENCE + "follows = 0\n"))
+    assert task.evidence[0].follows == 0.0
+    assert load_task(_broken(tmp_path / "b", lambda t: t + EVIDENCE)).evidence[0].follows is None
+    late = EVIDENCE.replace("[0, 9]", "[2, 9]") + "follows = 2.5\n"
+    with pytest.raises(TaskFormatError, match="no later than the window's start, 2"):
+        load_task(_broken(tmp_path / "c", lambda t: t + late))
+    spoken = EVIDENCE.replace('"visual"', '"audio"') + "follows = 0\n"
+    with pytest.raises(TaskFormatError, match="no 'follows' on audio evidence"):
+        load_task(_broken(tmp_path / "d", lambda t: t + spoken))
+
+
 def test_a_run_of_actions_repeats_and_waits_once(tmp_path):
     """`actions` with `repeat` expands into single steps; `at` and `when` hold the first only."""
     run = 'at = 2.0\nwhen = "ready()"\nactions = ["wait 0.5", "key Enter"]\nrepeat = 3'
