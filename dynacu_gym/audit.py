@@ -97,8 +97,6 @@ LASTING_CHANCE = 0.9  # lasting: every one does (less a margin: OCR misreads a f
 # every 10 s exactly), each at PHASES phases.
 STEP_SPREAD = (0.8, 0.9, 1.0, 1.1, 1.2)
 PHASES = 8
-# An action's screenshot comes back this long after it: the action, two animation frames, the grab.
-AFTER_ACTION_S = 0.3
 TIMELINE = "timeline"
 TIMELINE_MODE = "aoi_visual"
 TIMELINE_STEP_S = 5.0
@@ -278,6 +276,8 @@ class Observed:
     heard: tuple[tuple[float, float, str], ...]  # transcript segments (start, end, text)
     frames: tuple[tuple[float, Path], ...]  # screenshots and keyframes, in time order
     typed: tuple[tuple[float, str], ...] = ()  # what the watcher typed, from when it began to
+    # (solution step, when the screen its action returned came back), for each step played
+    acted: tuple[tuple[int, float], ...] = ()
 
     def typed_at(self, key: str) -> float:
         """When the watcher began typing ``key`` itself (infinity if it never did).
@@ -322,36 +322,41 @@ class Observed:
         end: float,
         step_s: float,
         every: bool = False,
-        follows: float | None = None,
+        follows: int | None = None,
     ) -> float:
         """The share of screenshot-only agents stepping about every ``step_s`` s that see ``keys``.
 
         The frames are taken as the page's timeline (the screen stays as the last frame showed
         it until the next). Each agent steps every ``s`` seconds, ``s`` one of ``STEP_SPREAD``
         times ``step_s``: it looks at 0 (the first frame: the screen ``reset`` returned) and
-        then at ``phase + k * s``, for ``PHASES`` phases. An item that ``follows`` the agent's
-        own action is looked at right after that action (``AFTER_ACTION_S`` later) and at
-        ``follows + k * s``: the phase is the action's. It sees the item when the screens it
-        looked at between ``start`` and ``end`` hold half the keys (all of them if ``every``); a
-        key the watcher typed counts only before it did.
+        then at ``phase + k * s``, for ``PHASES`` phases. An item that ``follows`` a step of the
+        solution, the agent's own action, is looked at in the screen that action returned and
+        ``k * s`` after it: the phase is the action's (as the watcher played it). There are no
+        looks after the last frame: the episode is over. An agent sees the item when the screens
+        it looked at between ``start`` and ``end`` hold half the keys (all of them if
+        ``every``); a key the watcher typed counts only before it did.
         """
         keys = list(keys)
         times = [t for t, _ in self.frames]
         if not keys or not times:
             return 0.0
-        if follows is None:
+        acted = dict(self.acted).get(follows) if follows is not None else None
+        if acted is None:
             agents = [(f * step_s, (i + 0.5) / PHASES) for f in STEP_SPREAD for i in range(PHASES)]
         else:
             agents = [(f * step_s, 0.0) for f in STEP_SPREAD]
         hits = 0
         for step, phase in agents:
-            if follows is None:
+            if acted is None:
                 # Before the first frame, the agent sees the first: the screen reset returned.
                 looks = [times[0]] + [(phase + k) * step for k in range(int(end // step) + 2)]
             else:
-                looks = [follows + AFTER_ACTION_S]
-                looks += [follows + k * step for k in range(1, int((end - follows) // step) + 2)]
-            shown = {bisect.bisect_right(times, t) - 1 for t in looks if start <= t <= end}
+                looks = [acted + k * step for k in range(int((end - acted) // step) + 2)]
+            shown = {
+                bisect.bisect_right(times, t) - 1
+                for t in looks
+                if start <= t <= end and t <= times[-1]
+            }
             texts = [(self.frames[j][0], ocr(self.frames[j][1])) for j in sorted(shown - {-1})]
             hits += _enough(self._found(keys, texts), len(keys), every)
         return hits / len(agents)
@@ -362,6 +367,7 @@ def read_trace(folder: Path) -> Observed:
     heard: dict[tuple[float, str], tuple[float, float, str]] = {}
     frames: list[tuple[float, Path]] = []
     typed: list[tuple[float, str]] = []
+    acted: list[tuple[int, float]] = []
     lines = (folder / "trace.jsonl").read_text(encoding="utf-8").splitlines()
     began = 0.0  # when the step's action began: the previous step's end
     for raw in lines:
@@ -369,6 +375,9 @@ def read_trace(folder: Path) -> Observed:
         action = line.get("action") or {}
         if action.get("type") == "type":
             typed.append((began, str(action.get("text", ""))))
+        step = (line.get("agent") or {}).get("solution_step")
+        if step is not None:
+            acted.append((int(step), float(line["elapsed"])))  # the screen it returned
         began = float(line["elapsed"])
         name = f"{line['step']:04d}"
         record = (folder / "records" / f"{name}.txt").read_text(encoding="utf-8")
@@ -378,7 +387,9 @@ def read_trace(folder: Path) -> Observed:
         frames.append((float(line["elapsed"]), folder / "screens" / f"{name}.png"))
         for k, t in enumerate(line.get("keyframe_times", [])):
             frames.append((float(t), folder / "keyframes" / f"{name}-{k + 1}.png"))
-    return Observed(tuple(sorted(heard.values())), tuple(sorted(frames)), tuple(typed))
+    return Observed(
+        tuple(sorted(heard.values())), tuple(sorted(frames)), tuple(typed), tuple(acted)
+    )
 
 
 def judge_evidence(

@@ -123,9 +123,10 @@ class Evidence:
         all_keys: the fact is a set of pieces the agent needs every one of (five prices to
             find the cheapest), so the audit counts it perceived only when all keys are found.
         follows: for visual evidence the agent's own action brings up (a notice that opens on
-            a click), when the scripted solution does that action, in seconds after the start.
-            An agent's screenshots then fall right after that action and a step apart from it,
-            not at any phase of the page's clock, and the audit takes its chance so.
+            a click), the scripted solution's step that does that action (1 = the first
+            ``[[solution]]`` line, counting a ``repeat`` run's steps one by one). An agent's
+            screenshots then fall right after that action and a step apart from it, not at any
+            phase of the page's clock, and the audit takes its chance so.
     """
 
     fact: str
@@ -134,7 +135,7 @@ class Evidence:
     transient: bool = False
     keys: tuple[str, ...] = ()
     all_keys: bool = False
-    follows: float | None = None
+    follows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -453,16 +454,15 @@ def load_task(folder: str | Path) -> TaskSpec:
             transient=t.flag("transient"),
             keys=t.strings("keys", default=()),
             all_keys=t.flag("all_keys"),
-            follows=t.number("follows", default=None),
+            follows=t.get(
+                "follows",
+                "a solution step, a whole number >= 1",
+                lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+                None,
+            ),
         )
         if item.follows is not None and item.channel != "visual":
-            t.fail(
-                "follows", "no 'follows' on audio evidence (only visual has a chance)", item.follows
-            )
-        if item.follows is not None and item.follows > window[0]:
-            t.fail(
-                "follows", f"a time no later than the window's start, {window[0]:g}", item.follows
-            )
+            t.fail("follows", "no 'follows' on audio evidence", item.follows)
         evidence.append(item)
         t.finish()
 
@@ -509,6 +509,10 @@ def load_task(folder: str | Path) -> TaskSpec:
                 )
             )
     top.finish()
+    for i, item in enumerate(evidence):
+        if item.follows is not None and item.follows > len(solution):
+            where = _Table(path, {}, f"evidence #{i + 1}")
+            where.fail("follows", f"a step of the {len(solution)}-step solution", item.follows)
 
     return TaskSpec(
         id=task_id,

@@ -89,8 +89,13 @@ def test_a_trace_is_read_back_with_its_times(tmp_path):
         (tmp_path / sub).mkdir()
     steps = [
         {"step": 0, "elapsed": 0.2, "keyframe_times": []},
-        {"step": 1, "elapsed": 5.3, "keyframe_times": [2.5, 4.0]},
-        {"step": 2, "elapsed": 6.1, "action": {"type": "type", "text": "May 12"}},
+        {"step": 1, "elapsed": 5.3, "keyframe_times": [2.5, 4.0], "action": {"type": "wait"}},
+        {
+            "step": 2,
+            "elapsed": 6.1,
+            "action": {"type": "type", "text": "May 12"},
+            "agent": {"solution_step": 3},
+        },
     ]
     (tmp_path / "trace.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
     heard = '[RECENT AUDIO — last 5.0 seconds]\n(1.0s–3.5s) "The launch moves to May 12."\n'
@@ -101,6 +106,7 @@ def test_a_trace_is_read_back_with_its_times(tmp_path):
     assert obs.heard == ((1.0, 3.5, "The launch moves to May 12."),)
     assert [t for t, _ in obs.frames] == [0.2, 2.5, 4.0, 5.3, 6.1]
     assert obs.typed == ((5.3, "May 12"),)  # from when the typing began
+    assert obs.acted == ((3, 6.1),)  # the solution's third step came back at 6.1 s
     assert obs.frames[1][1] == tmp_path / "keyframes" / "0001-1.png"
 
 
@@ -131,23 +137,29 @@ def test_every_agent_sees_the_screen_reset_returned(tmp_path, monkeypatch):
 
 
 def test_what_follows_the_agents_action_is_looked_at_from_that_action(tmp_path, monkeypatch):
-    # A click at 1.5 s; 1.2 s later a notice shows until 9.2 s after the click (F4's banner).
-    # The agent looks right after its click (too early) and then a step later: only those
-    # stepping 8 or 9 s (of 8 to 12) see it. At any phase of the page's clock, most would.
+    # F4's banner: the agent's click (the solution's first step) comes back at 1.9 s; 1.2 s
+    # later a notice shows, for 8 s. The agent looks at the screen its click returned (too
+    # early) and then a step later: only those stepping 8 or 9 s (of 8 to 12) see it. At any
+    # phase of the page's clock, most would.
     _fake_ocr(monkeypatch, {"a": "form", "b": "cookie notice", "c": "form"})
-    timeline = Observed((), _frames(tmp_path, (0.0, "a"), (2.7, "b"), (10.7, "c")))
+    frames = _frames(tmp_path, (0.0, "a"), (3.1, "b"), (11.1, "c"), (14.0, "c"))
+    timeline = Observed((), frames, acted=((1, 1.9), (2, 3.1)))
     assert timeline.chance(["notice"], 1.7, 13.7, 10.0) > 0.8
-    assert timeline.chance(["notice"], 1.7, 13.7, 10.0, follows=1.5) == pytest.approx(0.4)
-    assert timeline.chance(["notice"], 1.7, 13.7, 6.0, follows=1.5) == 1.0
+    assert timeline.chance(["notice"], 1.7, 13.7, 10.0, follows=1) == pytest.approx(0.4)
+    assert timeline.chance(["notice"], 1.7, 13.7, 6.0, follows=1) == 1.0
+    # The episode ends as the notice closes (unanswered, the task is decided): its last frame
+    # still shows it, and no agent looks after the end.
+    ended = Observed((), frames[:2] + ((11.0, tmp_path / "b"),), acted=((1, 1.9),))
+    assert ended.chance(["notice"], 1.7, 13.7, 10.0, follows=1) == pytest.approx(0.4)
     # What the click brings up at once is in the screen the click returned.
-    timeline = Observed((), _frames(tmp_path, (0.0, "a"), (1.6, "b"), (3.0, "c")))
-    assert timeline.chance(["notice"], 0.5, 6.0, 10.0, follows=1.5) == 1.0
+    at_once = Observed((), _frames(tmp_path, (0.0, "a"), (1.6, "b"), (3.0, "c")), acted=((1, 1.6),))
+    assert at_once.chance(["notice"], 0.5, 6.0, 10.0, follows=1) == 1.0
 
 
 def test_what_the_watcher_typed_is_not_the_pages_text(tmp_path, monkeypatch):
     # A flash of the code at 4-8 s; from 20 s the watcher types the code into the answer box.
     _fake_ocr(monkeypatch, {"a": "intro", "b": "code ROASTRIDE", "c": "intro", "d": "ROASTRIDE"})
-    frames = _frames(tmp_path, (0.0, "a"), (4.0, "b"), (8.0, "c"), (21.0, "d"))
+    frames = _frames(tmp_path, (0.0, "a"), (4.0, "b"), (8.0, "c"), (21.0, "d"), (40.0, "d"))
     typed = Observed((), frames, typed=((20.0, "ROASTRIDE"),))
     assert typed.typed_at("roastride") == 20.0 and typed.typed_at("other") == math.inf
     assert Observed((), (), typed=((3.0, "tangerine7"),)).typed_at("tangerine") == 3.0

@@ -242,15 +242,17 @@ def test_evidence_may_need_all_its_keys(tmp_path):
 
 
 def test_evidence_may_follow_the_agents_action(tmp_path):
-    task = load_task(_broken(tmp_path / "a", lambda t: t + EVIDENCE + "follows = 0\n"))
-    assert task.evidence[0].follows == 0.0
+    task = load_task(_broken(tmp_path / "a", lambda t: t + EVIDENCE + "follows = 1\n"))
+    assert task.evidence[0].follows == 1
     assert load_task(_broken(tmp_path / "b", lambda t: t + EVIDENCE)).evidence[0].follows is None
-    late = EVIDENCE.replace("[0, 9]", "[2, 9]") + "follows = 2.5\n"
-    with pytest.raises(TaskFormatError, match="no later than the window's start, 2"):
-        load_task(_broken(tmp_path / "c", lambda t: t + late))
-    spoken = EVIDENCE.replace('"visual"', '"audio"') + "follows = 0\n"
+    steps = len(task.solution)
+    with pytest.raises(TaskFormatError, match=f"a step of the {steps}-step solution, got 9"):
+        load_task(_broken(tmp_path / "c", lambda t: t + EVIDENCE + "follows = 9\n"))
+    with pytest.raises(TaskFormatError, match="'follows': expected a solution step"):
+        load_task(_broken(tmp_path / "d", lambda t: t + EVIDENCE + "follows = 1.5\n"))
+    spoken = EVIDENCE.replace('"visual"', '"audio"') + "follows = 1\n"
     with pytest.raises(TaskFormatError, match="no 'follows' on audio evidence"):
-        load_task(_broken(tmp_path / "d", lambda t: t + spoken))
+        load_task(_broken(tmp_path / "e", lambda t: t + spoken))
 
 
 def test_a_run_of_actions_repeats_and_waits_once(tmp_path):
