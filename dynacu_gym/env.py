@@ -36,6 +36,11 @@ MAX_ELAPSED_S = 86_400.0  # the elapsed observation's bound: a day is far past a
 RESULT_POLL_S = 0.25  # how often a wait checks whether the page has decided
 # Resolves after the page has produced two frames: the first paints the input's effect.
 SETTLE_SCRIPT = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+# The verdict and the checklist in one call (a page without the runtime has no checklist).
+RESULT_SCRIPT = (
+    "() => [window.getTaskResult(), window.getTaskChecklist ? window.getTaskChecklist() : null]"
+)
+REWARD_MODES = ("binary", "checklist")
 
 
 class DynaCUEnv(gym.Env):
@@ -60,7 +65,13 @@ class DynaCUEnv(gym.Env):
     Modes add channels (keyframes, transcripts) through wrappers.
 
     ## Rewards
-    1.0 when the page's ``getTaskResult()`` returns the task's success value, else 0.0.
+    ``reward_mode="binary"`` (the benchmark's number): 1.0 on the step the page's
+    ``getTaskResult()`` returns the task's success value, else 0.0. ``"checklist"``: partial
+    credit for a task whose success criteria are a checklist (``[checklist]`` in its task file),
+    the share of criteria held (1.0 on success), paid as its change each step, so an episode's
+    return is its final credit; a task without a checklist pays as in binary.
+    ``info["checklist"]`` holds each criterion's state and ``info["credit"]`` the share, in
+    both modes.
 
     ## Episode End
     Terminated when the page reports success, a named failure or ``timeout``, or when the
@@ -74,6 +85,7 @@ class DynaCUEnv(gym.Env):
     - ``sandbox_config``: a :class:`SandboxConfig`.
     - ``ready_timeout_s``: seconds a page may take to load its data and audio.
     - ``max_restarts``: consecutive failed starts of the sandbox before ``reset()`` raises.
+    - ``reward_mode``: ``"binary"`` (default) or ``"checklist"`` (see Rewards).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -85,7 +97,10 @@ class DynaCUEnv(gym.Env):
         sandbox_config: SandboxConfig | None = None,
         ready_timeout_s: float = 30.0,
         max_restarts: int = 3,
+        reward_mode: str = "binary",
     ) -> None:
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"expected reward_mode in {REWARD_MODES}, got {reward_mode!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"expected render_mode in {self.metadata['render_modes']} or None, "
@@ -101,6 +116,7 @@ class DynaCUEnv(gym.Env):
         self.sandbox_config = sandbox_config or SandboxConfig()
         self.ready_timeout_s = ready_timeout_s
         self.max_restarts = max_restarts
+        self.reward_mode = reward_mode
         self.action_space = action_space()
         self.observation_space = spaces.Dict(
             {
@@ -121,6 +137,8 @@ class DynaCUEnv(gym.Env):
         self._pointer = (SCREEN_WIDTH // 2, SCREEN_HEIGHT // 2)
         self._screenshot = np.zeros((SCREEN_HEIGHT, SCREEN_WIDTH, 3), dtype=np.uint8)
         self._result = "pending"
+        self._checks: dict[str, bool] = dict.fromkeys(task.checklist, False)
+        self._credit = 0.0
         self._speaker: Callable[[Action], dict[str, Any]] | None = None
         self._speech_info: dict[str, Any] | None = None
 
@@ -159,12 +177,16 @@ class DynaCUEnv(gym.Env):
         self._prior_actions = []
         self._ended = False
         self._result = "pending"
+        self._checks = dict.fromkeys(self.task.checklist, False)
+        self._credit = 0.0
         t_loaded = time.monotonic()
         self._screenshot = self._sandbox().display.grab()
         obs, parts = self._observation("")
         info = {
             "task_id": self.task.id,
             "task_result": "pending",
+            "checklist": dict(self._checks),
+            "credit": 0.0,
             "page_seed": page_seed,
             "restarts": self._sandbox().restarts,
             "timings": {
@@ -223,7 +245,12 @@ class DynaCUEnv(gym.Env):
             self._prior_actions.append(format_action(act))
         elif not self._ended:
             self._prior_actions.append(f"(invalid action) {error}")
-        reward = 1.0 if result == self.task.success and not self._ended else 0.0
+        credit = self._credit_for(result) if not self._ended else self._credit
+        if self.reward_mode == "checklist" and self.task.checklist:
+            reward = credit - self._credit
+        else:
+            reward = 1.0 if result == self.task.success and not self._ended else 0.0
+        self._credit = credit
         terminated = not self._ended and (
             result != "pending" or (act is not None and act.type == ActionType.DONE)
         )
@@ -236,6 +263,8 @@ class DynaCUEnv(gym.Env):
         info: dict[str, Any] = {
             "task_id": self.task.id,
             "task_result": result,
+            "checklist": dict(self._checks),
+            "credit": credit,
             "last_action_error": error,
             "timings": timings,
             "record_parts": parts,
@@ -380,16 +409,38 @@ class DynaCUEnv(gym.Env):
                 return
 
     def _read_result(self) -> str:
+        """The page's verdict; its checklist goes to ``self._checks``."""
         browser = self._sandbox().browser_or_raise()
         try:
-            value = browser.evaluate("() => window.getTaskResult()")
+            value = browser.evaluate(RESULT_SCRIPT)
         except InfraError:
             raise
         except Exception as e:
             raise InfraError(f"getTaskResult() failed in the page: {e}") from e
-        if not isinstance(value, str):
-            raise InfraError(f"getTaskResult() returned {value!r}; expected a string")
-        return value
+        result, checks = value if isinstance(value, list) and len(value) == 2 else (value, None)
+        if not isinstance(result, str):
+            raise InfraError(f"getTaskResult() returned {result!r}; expected a string")
+        if self.task.checklist:
+            names = list(self.task.checklist)
+            if not (
+                isinstance(checks, dict)
+                and list(checks) == names
+                and all(isinstance(v, bool) for v in checks.values())
+            ):
+                raise InfraError(
+                    f"getTaskChecklist() returned {checks!r}; expected true or false for each of "
+                    f"{names}"
+                )
+            self._checks = checks
+        return result
+
+    def _credit_for(self, result: str) -> float:
+        """1.0 on success; else the share of the checklist held (0.0 without a checklist)."""
+        if result == self.task.success:
+            return 1.0
+        if not self._checks:
+            return 0.0
+        return sum(self._checks.values()) / len(self._checks)
 
     def _observation(self, error: str) -> tuple[dict[str, Any], RecordParts]:
         instruction = to_charset(self.task.instruction, MAX_INSTRUCTION)

@@ -22,6 +22,9 @@ class EpisodeResult:
         result: the page's final ``getTaskResult()`` value (or ``infra_error``).
         success: whether the page reported the task's success value.
         reward: total reward.
+        credit: the share of the task's checklist held at the end (1.0 on success; a task
+            without a checklist: 1.0 or 0.0), in any reward mode.
+        checklist: each criterion's state at the end (empty without a checklist).
         steps: actions taken.
         seconds: wall time from reset to the end.
         infra_error: what failed, when the episode ended on an infrastructure fault.
@@ -40,6 +43,8 @@ class EpisodeResult:
     reward: float
     steps: int
     seconds: float
+    credit: float = 0.0
+    checklist: dict[str, bool] = field(default_factory=dict)
     infra_error: str = ""
     errors: list[str] = field(default_factory=list)
     agent_seconds: float = 0.0
@@ -74,6 +79,7 @@ def run_episode(
         on_step(0, None, {}, obs, info)
     total, steps, errors = 0.0, 0, []
     result, infra_error = "pending", ""
+    credit, checklist = float(info.get("credit", 0.0)), dict(info.get("checklist", {}))
     agent_seconds, tokens, calls = 0.0, {"input": 0, "output": 0}, 0
     perception = dict.fromkeys(PERCEPTION_TIMINGS, 0.0)
     while True:
@@ -89,6 +95,8 @@ def run_episode(
         for name in PERCEPTION_TIMINGS:
             perception[name] += float(info.get("timings", {}).get(name, 0.0))
         result = info.get("task_result", result)
+        credit = float(info.get("credit", credit))
+        checklist = dict(info.get("checklist", checklist))
         if info.get("last_action_error"):
             errors.append(info["last_action_error"])
         if on_step is not None:
@@ -109,6 +117,8 @@ def run_episode(
         reward=total,
         steps=steps,
         seconds=time.monotonic() - t0,
+        credit=0.0 if infra_error else credit,
+        checklist=checklist,
         infra_error=infra_error,
         errors=errors,
         agent_seconds=agent_seconds,

@@ -52,6 +52,7 @@ SUMMARY_COLUMNS = (
     "n",
     "successes",
     "rate",
+    "credit",
     "infra_failures",
 )
 ABLATION_COLUMNS = (
@@ -131,6 +132,10 @@ def _check_episode(obj: Any, where: str) -> dict[str, Any]:
     for key, (check, expected) in _FIELDS.items():
         if not check(obj[key]):
             raise ValueError(f"{where}: {key!r}: expected {expected}, got {obj[key]!r}")
+    # Checklist credit: lines written before it existed count success as full credit.
+    credit = obj.setdefault("credit", 1.0 if obj["success"] else 0.0)
+    if not (_is_number(credit) and 0 <= credit <= 1):
+        raise ValueError(f"{where}: 'credit': expected a number from 0 to 1, got {credit!r}")
     return obj
 
 
@@ -243,6 +248,7 @@ class SummaryRow:
         n: episodes counted (infrastructure failures excluded).
         successes: counted episodes that succeeded.
         infra_failures: episodes that ended on an infrastructure fault (not in ``n``).
+        credit_sum: the counted episodes' checklist credit, summed (a success is 1).
     """
 
     agent: str
@@ -253,6 +259,12 @@ class SummaryRow:
     n: int
     successes: int
     infra_failures: int
+    credit_sum: float = 0.0
+
+    @property
+    def credit(self) -> float | None:
+        """Mean checklist credit in percent (partial credit; see ``reward_mode``)."""
+        return 100 * self.credit_sum / self.n if self.n else None
 
     @property
     def rate(self) -> float | None:
@@ -275,20 +287,22 @@ def summary_rows(episodes: Iterable[dict[str, Any]]) -> list[SummaryRow]:
         Rows of ``group_kind`` ``"mode"``, then ``"tier"``, then ``"category"``; within each,
         sorted by agent, model, mode (in :data:`~dynacu_gym.modes.MODES` order) and group.
     """
-    # (agent, model, group_kind, group, mode) -> [n, successes, infra_failures]
-    counts: dict[tuple[str, str | None, str, str, str], list[int]] = {}
+    # (agent, model, group_kind, group, mode) -> [n, successes, infra_failures, credit]
+    counts: dict[tuple[str, str | None, str, str, str], list[float]] = {}
     for ep in episodes:
         for kind, group in (
             ("mode", ep["mode"]),
             ("tier", ep["tier"]),
             ("category", ep["category"]),
         ):
-            cell = counts.setdefault((ep["agent"], ep["model"], kind, group, ep["mode"]), [0, 0, 0])
+            key = (ep["agent"], ep["model"], kind, group, ep["mode"])
+            cell = counts.setdefault(key, [0, 0, 0, 0.0])
             if is_infra_failure(ep):
                 cell[2] += 1
             else:
                 cell[0] += 1
                 cell[1] += int(ep["success"])
+                cell[3] += float(ep["credit"])
 
     kinds = ("mode", "tier", "category")
     group_order: dict[str, Callable[[str], tuple[int, str]]] = {
@@ -307,8 +321,8 @@ def summary_rows(episodes: Iterable[dict[str, Any]]) -> list[SummaryRow]:
         )
 
     return [
-        SummaryRow(agent, model, kind, group, mode, n, successes, infra)
-        for (agent, model, kind, group, mode), (n, successes, infra) in sorted(
+        SummaryRow(agent, model, kind, group, mode, int(n), int(successes), int(infra), credit)
+        for (agent, model, kind, group, mode), (n, successes, infra, credit) in sorted(
             counts.items(), key=lambda item: order(item[0])
         )
     ]
@@ -581,7 +595,8 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
     out += [
         "",
         "Rates leave out infrastructure failures, which are counted on their own. "
-        "95% CI: Wilson score interval.",
+        "95% CI: Wilson score interval. Credit: the mean share of a task's checklist met "
+        "(partial credit; a success is 100%, and a task without a checklist earns 100% or 0%).",
         "",
     ]
 
@@ -595,7 +610,7 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
         header = ["Agent", "Model", "Mode"]
         if kind != "mode":
             header.append(kind.capitalize())
-        header += ["n", "Successes", "Rate (%)", "95% CI (%)", "Infra failures"]
+        header += ["n", "Successes", "Rate (%)", "95% CI (%)", "Credit (%)", "Infra failures"]
         rows = []
         for r in summary:
             if r.group_kind != kind:
@@ -609,6 +624,7 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
                 r.successes,
                 _fmt(r.rate),
                 "-" if ci is None else f"{ci[0]:.1f}-{ci[1]:.1f}",
+                _fmt(r.credit),
                 r.infra_failures,
             ]
             rows.append(row)
@@ -835,6 +851,7 @@ def write_report(episodes: Sequence[dict[str, Any]], out_dir: str | Path) -> dic
                 "n": r.n,
                 "successes": r.successes,
                 "rate": _csv_number(r.rate),
+                "credit": _csv_number(r.credit),
                 "infra_failures": r.infra_failures,
             }
             for r in summary

@@ -42,6 +42,7 @@ TIERS = ("easy", "medium", "hard")
 AXES = ("audio", "visual", "interaction")
 CHANNELS = ("audio", "visual")
 TASK_ID = re.compile(r"^([A-Z])(\d{1,3})$")
+CRITERION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 PLACEHOLDER = re.compile(r"\{answer\.([A-Za-z_][A-Za-z0-9_]*)\}")
 # {page:EXPR}: a value the scripted solution reads from the page when it acts (privileged), such
 # as a target's position: action = "click {page:target.x} {page:target.y}".
@@ -188,6 +189,8 @@ class TaskSpec:
     evidence: tuple[Evidence, ...] = ()
     solution: tuple[SolutionStep, ...] = ()
     listens: bool = False
+    # Partial credit: criterion -> what it checks, marked by the page (empty: success alone).
+    checklist: dict[str, str] = field(default_factory=dict)
 
     @property
     def gym_id(self) -> str:
@@ -391,6 +394,14 @@ def load_task(folder: str | Path) -> TaskSpec:
         top.fail("page", f"a file in {folder}", page)
     config = top.table("config")
     listens = top.flag("listens")
+    checklist = top.table("checklist")
+    for name, meaning in checklist.items():
+        if not CRITERION.match(name):
+            top.fail("checklist", "criteria named like answer fields (letters, digits, _)", name)
+        if not isinstance(meaning, str) or not meaning.strip():
+            top.fail(f"checklist.{name}", "a non-empty string saying what it checks", meaning)
+    if len(checklist) == 1:
+        top.fail("checklist", "two criteria or more (one is the task's success)", checklist)
 
     speakers: dict[str, Speaker] = {}
     for name, data in top.table("speakers").items():
@@ -536,6 +547,7 @@ def load_task(folder: str | Path) -> TaskSpec:
         evidence=tuple(evidence),
         solution=tuple(solution),
         listens=listens,
+        checklist=dict(checklist),
     )
 
 

@@ -13,6 +13,7 @@ import pytest
 
 import dynacu_gym
 from dynacu_gym import parse_action
+from dynacu_gym.env import DynaCUEnv
 from dynacu_gym.runtime.process import descendants
 
 pytestmark = pytest.mark.browser
@@ -265,3 +266,52 @@ def test_stopping_a_child_with_unwritten_input_does_not_raise(tmp_path):
     child.popen.stdin.write(b"x" * 100)  # buffered, not yet sent
     child.stop()
     assert not child.alive()
+
+
+def _center(env, selector):
+    x, y = env.evaluate_in_page(
+        "(s) => { const r = document.querySelector(s).getBoundingClientRect();"
+        " return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]; }",
+        selector,
+    )
+    return f"{x} {y}"
+
+
+@pytest.mark.audio
+@pytest.mark.parametrize(
+    ("code", "discount", "result", "credit"),
+    [
+        ("LATTE10", "10", "wrong_answer", 0.0),
+        ("ROASTRIDE", "10", "wrong_answer", 0.5),
+        ("ROASTRIDE", "35", "success", 1.0),
+    ],
+)
+def test_a_checklist_pays_partial_credit(make_env, code, discount, result, credit):
+    """A5 asks for a promo code and a discount: each right answer is half the credit."""
+    checklist = make_env("A5", reward_mode="checklist")
+    binary = make_env("A5")
+    for env in (checklist, binary):
+        _, info = env.reset(seed=0)
+        assert info["checklist"] == {"code": False, "discount": False} and info["credit"] == 0.0
+        total = 0.0
+        for action in (
+            f"click {_center(env, '#answer-input-code')}",
+            f'type "{code}"',
+            f"click {_center(env, '#answer-input-discount')}",
+            f'type "{discount}"',
+            f"click {_center(env, '#answer-submit')}",
+            "wait 1",
+        ):
+            _, reward, terminated, _, info = env.step(parse_action(action))
+            total += reward
+            if terminated:
+                break
+        assert info["task_result"] == result
+        assert info["checklist"] == {"code": code == "ROASTRIDE", "discount": discount == "35"}
+        assert info["credit"] == credit
+        assert total == (credit if env is checklist else float(result == "success"))
+
+
+def test_an_unknown_reward_mode_is_refused(probe_task):
+    with pytest.raises(ValueError, match="expected reward_mode in \\('binary', 'checklist'\\)"):
+        DynaCUEnv(probe_task, reward_mode="partial")

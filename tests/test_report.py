@@ -197,6 +197,23 @@ def test_rates_leave_infra_failures_out_of_the_denominator(episodes):
     assert rows["llm", "category", "F", "aoi_full"].interval is None
 
 
+def test_credit_is_the_mean_share_of_checklists_met(tmp_path):
+    lines = [
+        _line(task="C10", category="C", success=True, credit=1.0, result="success"),
+        _line(task="C7", category="C", success=False, credit=0.5, result="wrong_answer"),
+        _line(task="C8", category="C", success=False, credit=0.25, result="timeout"),
+        _line(task="C9", category="C", success=False, result="timeout"),  # no credit: 0
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    rows = {(r.group_kind, r.group): r for r in summary_rows(load_episodes(path))}
+    assert rows["category", "C"].rate == 25.0
+    assert rows["category", "C"].credit == pytest.approx(100 * 1.75 / 4)
+    path.write_text(json.dumps(_line(credit=1.5)) + "\n")
+    with pytest.raises(ValueError, match="'credit': expected a number from 0 to 1, got 1.5"):
+        load_episodes(path)
+
+
 def test_rows_are_ordered_by_kind_agent_mode_and_group(episodes):
     keys = [(r.group_kind, r.agent, r.mode, r.group) for r in summary_rows(episodes)]
     assert keys[:4] == [
@@ -310,9 +327,10 @@ def test_markdown_has_every_section_and_the_expected_rows(episodes):
     assert "Episodes: 23 (infra failures: 1)" in lines
     assert "- llm (gpt-x): 19 episodes, infra failures: 1" in lines
     assert "- oracle (-): 4 episodes, infra failures: 0" in lines
-    assert "| llm | gpt-x | aoi_full | 9 | 7 | 77.8 | 45.3-93.7 | 1 |" in lines
-    assert "| llm | gpt-x | standard | medium | 2 | 1 | 50.0 | 9.5-90.5 | 0 |" in lines
-    assert "| llm | gpt-x | aoi_full | F | 0 | 0 | - | - | 1 |" in lines
+    # These lines have no checklist credit: a success is full credit, so credit = rate.
+    assert "| llm | gpt-x | aoi_full | 9 | 7 | 77.8 | 45.3-93.7 | 77.8 | 1 |" in lines
+    assert "| llm | gpt-x | standard | medium | 2 | 1 | 50.0 | 9.5-90.5 | 50.0 | 0 |" in lines
+    assert "| llm | gpt-x | aoi_full | F | 0 | 0 | - | - | - | 1 |" in lines
     row = "| llm | gpt-x | standard | aoi_full | 8 | 25.0 | 87.5 | +62.5 | 1 | 6 | 0.125 |"
     assert row in lines
     assert "| oracle | - | aoi_visual | aoi_audio | 2 | 100.0 | 100.0 | +0.0 | 0 | 0 | 1 |" in lines

@@ -255,6 +255,20 @@ def test_evidence_may_follow_the_agents_action(tmp_path):
         load_task(_broken(tmp_path / "e", lambda t: t + spoken))
 
 
+def test_a_checklist_names_its_criteria(tmp_path):
+    two = '\n[checklist]\ncode = "the code in its box"\ndiscount = "the discount in its box"\n'
+    task = load_task(_broken(tmp_path / "a", lambda t: t + two))
+    assert task.checklist == {"code": "the code in its box", "discount": "the discount in its box"}
+    assert load_task(_broken(tmp_path / "b", lambda t: t)).checklist == {}
+    one = '\n[checklist]\ncode = "the code"\n'
+    with pytest.raises(TaskFormatError, match="two criteria or more"):
+        load_task(_broken(tmp_path / "c", lambda t: t + one))
+    with pytest.raises(TaskFormatError, match="'checklist.code': expected a non-empty string"):
+        load_task(_broken(tmp_path / "d", lambda t: t + two.replace('"the code in its box"', "3")))
+    with pytest.raises(TaskFormatError, match="criteria named like answer fields"):
+        load_task(_broken(tmp_path / "e", lambda t: t + two.replace("code =", '"the code" =')))
+
+
 def test_a_run_of_actions_repeats_and_waits_once(tmp_path):
     """`actions` with `repeat` expands into single steps; `at` and `when` hold the first only."""
     run = 'at = 2.0\nwhen = "ready()"\nactions = ["wait 0.5", "key Enter"]\nrepeat = 3'

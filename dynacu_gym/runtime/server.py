@@ -151,6 +151,7 @@ class TaskServer:
             "duration": task.duration_s,
             "success": task.success,
             "failures": list(task.failures),
+            "checklist": list(task.checklist),
             "seed": episode.seed,
             "salt": episode.salt,
             "answers": answers,

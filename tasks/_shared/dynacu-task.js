@@ -8,6 +8,11 @@
  *   });
  *
  * and decides the outcome with ctx.succeed(), ctx.fail("name") or ctx.checkAnswer(field, text).
+ * A task with a checklist (partial credit) has the page mark each criterion as the agent meets it:
+ * ctx.grade(field, text) and ctx.gradeSpoken(field, text) judge the agent's answer and mark the
+ * field's criterion (checkAnswer grades), ctx.check(name, held) marks any other; success needs
+ * every criterion held. ctx.matches and ctx.mentions judge without marking (the page's own
+ * lookups).
  *
  * The env's side of the contract:
  *   - window.DynaCU.ready    true once the episode data, the audio and setup() are done
@@ -15,6 +20,9 @@
  *   - window.DynaCU.start()  starts the episode clock (called by the env after ready)
  *   - window.getTaskResult() "pending", the task's success value, "timeout" or a named failure;
  *                            read from the DOM (<html data-dynacu-result>), final once set
+ *   - window.getTaskChecklist()  {criterion: held} in the task's order, or null without a
+ *                            checklist; read from the DOM (<html data-dynacu-checklist>),
+ *                            frozen with the verdict
  *
  * Answers: the page never holds them. The server hands out salted SHA-256 hashes of the
  * normalised accepted answers; checkAnswer() normalises the agent's text the same way (this file
@@ -298,6 +306,7 @@
     buffers: [],
     sources: [],
     timers: [],
+    checks: {},  // the checklist: criterion -> held
   };
 
   function now() {
@@ -310,6 +319,10 @@
 
   function finish(value) {
     if (result() !== "pending") return false;  // the first verdict is final
+    if (value === state.episode.success) {
+      const unmet = Object.keys(state.checks).filter((name) => !state.checks[name]);
+      if (unmet.length) throw new Error("success with criteria not met: " + unmet.join(", "));
+    }
     root.dataset.dynacuResult = value;
     return true;
   }
@@ -382,11 +395,34 @@
       }
       return rejected ? "rejected" : accepted ? "accepted" : null;
     },
-    /** Check the answer and decide the episode: success or the named failure. */
-    async checkAnswer(field, text, failure = "wrong_answer") {
+    /** The agent's answer `text` for `field`: does it match? Marks the field's criterion. */
+    async grade(field, text) {
       const ok = await ctx.matches(field, text);
+      ctx.check(field, ok);
+      return ok;
+    },
+    /** The agent's spoken answer: ctx.mentions' verdict; marks the field held if "accepted". */
+    async gradeSpoken(field, text) {
+      const verdict = await ctx.mentions(field, text);
+      ctx.check(field, verdict === "accepted");
+      return verdict;
+    },
+    /** Grade the answer and decide the episode: success or the named failure. */
+    async checkAnswer(field, text, failure = "wrong_answer") {
+      const ok = await ctx.grade(field, text);
       finish(ok ? state.episode.success : failure);
       return ok;
+    },
+    /**
+     * Mark a criterion of the task's checklist as held (or no longer held) while the episode is
+     * pending. Apps mark every answer field they judge; a name the task's checklist does not
+     * have is ignored (returns false).
+     */
+    check(name, held = true) {
+      if (!(name in state.checks) || result() !== "pending") return false;
+      state.checks[name] = Boolean(held);
+      root.dataset.dynacuChecklist = JSON.stringify(state.checks);
+      return true;
     },
     /**
      * Listen on the microphone as a call platform does: detect each utterance by its energy,
@@ -467,6 +503,10 @@
     const response = await fetch("/api/episode", {cache: "no-store"});
     if (!response.ok) throw new Error("episode data: HTTP " + response.status);
     state.episode = await response.json();
+    state.checks = Object.fromEntries((state.episode.checklist || []).map((name) => [name, false]));
+    if (state.episode.checklist && state.episode.checklist.length) {
+      root.dataset.dynacuChecklist = JSON.stringify(state.checks);
+    }
     ctx.rng = makeRng(state.episode.seed);
     root.dataset.dynacuTask = state.episode.id;
     if (state.episode.audio.length) {
@@ -520,6 +560,11 @@
       finish("timeout");
     }
     return result();
+  };
+
+  window.getTaskChecklist = function () {
+    window.getTaskResult();  // a time limit that has passed freezes the checklist too
+    return root.dataset.dynacuChecklist ? JSON.parse(root.dataset.dynacuChecklist) : null;
   };
 
   window.addEventListener("error", (e) => window.DynaCU.errors.push(String(e.message)));
