@@ -360,6 +360,7 @@
     item.row.querySelectorAll("button").forEach((b) => { b.disabled = true; });
     item.row.querySelector(".inc-source").textContent = what === "ack" ? "Acknowledged by you" : "Paged owner \u00b7 " + (item.alert.source || "");
     if (item.need !== what) ctx.fail(what === "ack" ? "wrong_ack" : "wrong_page");
+    else ctx.check(item.alert.field, true);
   }
   function updateTriage(now, worstMetric) {
     const box = $("alerts");
@@ -406,8 +407,8 @@
   async function triageNeeds() {
     for (const a of scripted) {
       a.need = null;
-      for (const f of alertCfg.ack_fields || []) if (await ctx.matches(f, a.id)) a.need = "ack";
-      for (const f of alertCfg.page_fields || []) if (await ctx.matches(f, a.id)) a.need = "page";
+      for (const f of alertCfg.ack_fields || []) if (await ctx.matches(f, a.id)) { a.need = "ack"; a.field = f; }
+      for (const f of alertCfg.page_fields || []) if (await ctx.matches(f, a.id)) { a.need = "page"; a.field = f; }
     }
   }
 
@@ -523,7 +524,7 @@
       if (inputs.length === 1) await ctx.checkAnswer(inputs[0].dataset.field, inputs[0].value);
       else {
         let ok = true;
-        for (const i of inputs) ok = (await ctx.matches(i.dataset.field, i.value)) && ok;
+        for (const i of inputs) ok = (await ctx.grade(i.dataset.field, i.value)) && ok;
         if (ok) ctx.succeed(); else ctx.fail("wrong_answer");
       }
       $("r-msg").textContent = "Incident created";
@@ -537,7 +538,7 @@
     acted = true;
     if (note) note();
     if (trigger && state.opened === null) { ctx.fail("too_early"); return true; }
-    const ok = await ctx.matches(field, text);
+    const ok = await ctx.grade(field, text);
     if (ok) ctx.succeed(); else ctx.fail(failure);
     return true;
   }

@@ -22,9 +22,9 @@
  *                  "{ID|words}" marks a run of words a collaborator may later erase, replace or
  *                  suggest a change to (shown as plain words).
  *                  input = "FIELD": an editable line at the end of the section, checked with
- *                  ctx.matches(FIELD) when the agent presses Enter in it or its button;
+ *                  ctx.grade(FIELD) when the agent presses Enter in it or its button;
  *                  placeholder, button ("Done"). mentions = ["F1", "F2"] instead of input: the
- *                  line is right when it mentions every field (ctx.mentions), e.g. a retyped
+ *                  line is right when it mentions every field (ctx.gradeSpoken), e.g. a retyped
  *                  sentence that must hold a time.
  *                  tick = "FIELD" (checklist): ticking an open item's box is the answer: its
  *                  text is checked against FIELD; the list locks after one tick.
@@ -47,7 +47,7 @@
  *                  a back-and-forth on the call, in order. clip: index of the spoken line that
  *                  asks. expect = "speech": the agent answers aloud (the page listens, as a call
  *                  does; the agent's tile lights while it talks); the window opens when the clip
- *                  ends and the first utterance heard in it must mention FIELD (ctx.mentions; a
+ *                  ends and the first utterance heard in it must mention FIELD (ctx.gradeSpoken; a
  *                  near miss or anything else is the failure); no start of speech within
  *                  window_s is "timeout" (an answer begun in time may finish). expect = "doc":
  *                  the control whose field is FIELD must be answered by window_s after the clip
@@ -719,12 +719,14 @@
   async function judge(spec, key, text, row) {
     const ctx = state.ctx;
     const failure = spec.failure || "wrong_answer";
-    if (spec.row_field && !(await ctx.matches(spec.row_field, row || ""))) return spec.row_failure || "wrong_cell";
+    // Every part is graded, so a checklist credits the parts that are right.
+    const rowOk = spec.row_field ? await ctx.grade(spec.row_field, row || "") : true;
+    let ok = true;
     if (spec.mentions) {
-      for (const field of spec.mentions) if ((await ctx.mentions(field, text)) !== "accepted") return failure;
-      return true;
-    }
-    return (await ctx.matches(key, text)) ? true : failure;
+      for (const field of spec.mentions) ok = (await ctx.gradeSpoken(field, text)) === "accepted" && ok;
+    } else ok = await ctx.grade(key, text);
+    if (!rowOk) return spec.row_failure || "wrong_cell";
+    return ok ? true : failure;
   }
 
   async function answer(key, text, row) {
@@ -822,7 +824,7 @@
       if (!turn) return;  // talking while nobody waits for an answer is not an answer
       state.open = null;
       status();
-      const verdict = await ctx.mentions(turn.field, text);
+      const verdict = await ctx.gradeSpoken(turn.field, text);
       if (verdict !== "accepted") { ctx.fail(turn.failure || "wrong_answer"); return; }
       answered(turn.field);
     });

@@ -701,7 +701,7 @@
       if (!S.playing || !pending() || k.active === null || k.checking) return;
       const r = k.active;
       k.checking = true;
-      const ok = await S.ctx.matches(k.rounds[r].field, tile.dataset.label);
+      const ok = await S.ctx.grade(k.rounds[r].field, tile.dataset.label);
       k.checking = false;
       if (!ok) {
         tile.classList.add("wrong");
@@ -883,7 +883,7 @@
         if (!line.value.trim()) return;
         const i = k.active;
         k.checking = true;
-        const ok = await S.ctx.matches(k.levels[i].field, line.value);
+        const ok = await S.ctx.grade(k.levels[i].field, line.value);
         k.checking = false;
         if (!ok) return lose(S.cfg.wrong_failure || "wrong_number", "Wrong number", "Level " + (i + 1));
         k.active = null;

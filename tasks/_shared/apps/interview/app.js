@@ -397,7 +397,7 @@
           openWindow(Object.assign({window_s: turn.window_s}, b, {index: turn.index}), end);
           return;
         }
-        const verdict = await ctx.mentions(turn.field, text);
+        const verdict = await ctx.gradeSpoken(turn.field, text);
         if (verdict !== "accepted") { ctx.fail("wrong_answer"); return; }
         advance(turn);
       });

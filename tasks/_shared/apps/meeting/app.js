@@ -563,7 +563,7 @@
       if (!open || !(open.via === via || open.via === "either" || (!open.via && via === "chat"))) return;
       const q = open;
       closeWindow();
-      const verdict = via === "voice" ? await ctx.mentions(q.field, text) : ((await ctx.matches(q.field, text)) ? "accepted" : null);
+      const verdict = via === "voice" ? await ctx.gradeSpoken(q.field, text) : ((await ctx.grade(q.field, text)) ? "accepted" : null);
       if (verdict !== "accepted") { ctx.fail("wrong_answer"); return; }
       advance(q);
     }
@@ -644,7 +644,7 @@
         buttons.forEach((o) => { o.disabled = true; });
         vote.disabled = true;
         vote.textContent = "Vote submitted";
-        const ok = await ctx.matches(poll.field, picked);
+        const ok = await ctx.grade(poll.field, picked);
         if (!ok) { ctx.fail("wrong_answer"); return; }
         let t = ctx.now() + 0.3;
         if (poll.ack_clip !== undefined) t = play(ctx, poll.ack_clip, 0.3) + 0.3;

@@ -374,7 +374,7 @@
       ui.answerSubmit.disabled = true;
       setStatus(ui.answerStatus, " Answer submitted", true);
       if (!several) { await ctx.checkAnswer(fields[0].field, texts[0]); return; }
-      const right = await Promise.all(fields.map((f, k) => ctx.matches(f.field, texts[k])));
+      const right = await Promise.all(fields.map((f, k) => ctx.grade(f.field, texts[k])));
       if (right.every(Boolean)) ctx.succeed(); else ctx.fail("wrong_answer");
     }
     ui.answerSubmit.addEventListener("click", submit);

@@ -330,7 +330,7 @@
       call.placed = true;
       const nf = flow.cfg.number_field;
       if (nf) {
-        ctx.matches(nf, dialled).then((ok) => {
+        ctx.grade(nf, dialled).then((ok) => {
           if (!ok) { clearTimeout(call.connectTimer); ctx.fail(flow.cfg.number_failure || "wrong_answer"); hangUp(ctx); }
         });
       }
@@ -516,7 +516,7 @@
       e.preventDefault();
       if (ctx.result !== "pending") return;
       save.disabled = true;
-      const oks = await Promise.all(inputs.map(([field, input]) => ctx.matches(field, input.value)));
+      const oks = await Promise.all(inputs.map(([field, input]) => ctx.grade(field, input.value)));
       if (oks.every(Boolean)) ctx.succeed(); else ctx.fail(form.failure || "wrong_answer");
       save.textContent = "Saved";
     });
@@ -608,12 +608,12 @@
       setPhase("checking");
       let ok;
       if (kind === "form") {
-        const oks = await Promise.all(view.formInputs.map(([field, input]) => ctx.matches(field, input.value)));
+        const oks = await Promise.all(view.formInputs.map(([field, input]) => ctx.grade(field, input.value)));
         ok = oks.every(Boolean);
       } else if (kind === "speech") {
-        ok = (await ctx.mentions(s.field, text)) === "accepted";
+        ok = (await ctx.gradeSpoken(s.field, text)) === "accepted";
       } else {
-        ok = await ctx.matches(s.field, text);
+        ok = await ctx.grade(s.field, text);
       }
       if (f.token !== token) return;
       if (!ok) { ctx.fail(s.failure || "wrong_answer"); f.active = false; setPhase("done"); return; }

@@ -583,7 +583,7 @@
         await ctx.checkAnswer(controls[0].field, controls[0].value());
       } else {
         let ok = true;
-        for (const c of controls) ok = (await ctx.matches(c.field, c.value())) && ok;
+        for (const c of controls) ok = (await ctx.grade(c.field, c.value())) && ok;
         if (ok) ctx.succeed(); else ctx.fail("wrong_answer");
       }
       $("answer-status").textContent = "Answer submitted";

@@ -338,7 +338,7 @@
     const clicked = async (label) => {
       if (gone || ctx.result !== "pending") return;
       if (line.field) {
-        const ok = await ctx.matches(line.field, label);
+        const ok = await ctx.grade(line.field, label);
         if (!ok) { remove(false); ctx.fail(line.failure || "wrong_answer"); return; }
         for (const [name, value] of Object.entries(saved)) {
           state.inputs[name].control.value = value;
@@ -449,7 +449,7 @@
     button.disabled = true;
     button.querySelector(".label").textContent = submit.busy_label || "Submitting\u2026";
     const checked = Object.values(state.inputs).filter((i) => i.spec.answer);
-    const results = await Promise.all(checked.map((i) => ctx.matches(i.spec.answer, i.control.value)));
+    const results = await Promise.all(checked.map((i) => ctx.grade(i.spec.answer, i.control.value)));
     const valid = results.every(Boolean);
     const outcome = valid ? "valid" : "invalid";
     const responses = ctx.timeline
