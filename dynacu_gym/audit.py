@@ -38,6 +38,9 @@
 
    What the watcher typed itself (the solution's answer, in an input) is not the page's: a key
    counts on screen only in the frames taken before the watcher began typing it.
+4. **silent** (static controls, category S): nothing on the page moves or plays, so in every
+   mode the watcher's steps return no keyframe and the transcript channel never calls
+   Whisper.
 
 Episodes go through the evaluation runner, one folder a check under ``OUT`` (each with its
 ``episodes.jsonl``), so a stopped audit resumes where it stopped. A task whose files (its
@@ -101,7 +104,7 @@ TIMELINE = "timeline"
 TIMELINE_MODE = "aoi_visual"
 TIMELINE_STEP_S = 5.0
 TIMELINE_ENV = {"max_keyframes": 16}  # 5 s at 3 frames a second fits: nothing is dropped
-CHECKS = ("solvable", "null", "random", "nearmiss", "evidence")
+CHECKS = ("solvable", "null", "random", "nearmiss", "evidence", "silent")
 
 _TRAILING_PUNCT = re.compile(r"(?<=\w)[,;:.!?)\]]+(?=\s|$)")
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.I)
@@ -278,6 +281,8 @@ class Observed:
     typed: tuple[tuple[float, str], ...] = ()  # what the watcher typed, from when it began to
     # (solution step, when the screen its action returned came back), for each step played
     acted: tuple[tuple[int, float], ...] = ()
+    keyframes: int = 0  # keyframes the steps returned
+    asr_calls: int = 0  # Whisper calls the transcript channel made (audio modes)
 
     def typed_at(self, key: str) -> float:
         """When the watcher began typing ``key`` itself (infinity if it never did).
@@ -368,6 +373,7 @@ def read_trace(folder: Path) -> Observed:
     frames: list[tuple[float, Path]] = []
     typed: list[tuple[float, str]] = []
     acted: list[tuple[int, float]] = []
+    asr_calls = 0
     lines = (folder / "trace.jsonl").read_text(encoding="utf-8").splitlines()
     began = 0.0  # when the step's action began: the previous step's end
     for raw in lines:
@@ -379,6 +385,7 @@ def read_trace(folder: Path) -> Observed:
         if step is not None:
             acted.append((int(step), float(line["elapsed"])))  # the screen it returned
         began = float(line["elapsed"])
+        asr_calls += int(line.get("asr_calls", 0))
         name = f"{line['step']:04d}"
         record = (folder / "records" / f"{name}.txt").read_text(encoding="utf-8")
         for m in _HEARD.finditer(record):
@@ -387,9 +394,44 @@ def read_trace(folder: Path) -> Observed:
         frames.append((float(line["elapsed"]), folder / "screens" / f"{name}.png"))
         for k, t in enumerate(line.get("keyframe_times", [])):
             frames.append((float(t), folder / "keyframes" / f"{name}-{k + 1}.png"))
+    keyframes = len(frames) - len(lines)  # one screenshot a step; the rest are keyframes
     return Observed(
-        tuple(sorted(heard.values())), tuple(sorted(frames)), tuple(typed), tuple(acted)
+        tuple(sorted(heard.values())),
+        tuple(sorted(frames)),
+        tuple(typed),
+        tuple(acted),
+        keyframes,
+        asr_calls,
     )
+
+
+def judge_silent(task: TaskSpec, observed: dict[str, Observed]) -> list[dict[str, Any]]:
+    """A static control (category S): no keyframes and no Whisper calls, in every mode.
+
+    Nothing on the page moves or plays, so the keyframe and audio channels must stay silent;
+    what the agent's own actions change is in each step's screenshot.
+    """
+    rows = []
+    for mode, obs in observed.items():
+        problems = []
+        if obs.keyframes:
+            problems.append(f"{obs.keyframes} keyframes on a static page")
+        if obs.asr_calls:
+            problems.append(f"{obs.asr_calls} Whisper calls on a page that plays nothing")
+        if obs.heard:
+            problems.append(f"heard {obs.heard_text(0.0, math.inf)!r} on a silent page")
+        rows.append(
+            {
+                "task": task.id,
+                "check": "silent",
+                "mode": mode,
+                "keyframes": obs.keyframes,
+                "asr_calls": obs.asr_calls,
+                "ok": not problems,
+                "reason": "; ".join(problems),
+            }
+        )
+    return rows
 
 
 def judge_evidence(
@@ -644,6 +686,8 @@ def run_audit(
         present = {m: o for m, o in observed.items() if o is not None}
         ocr_all(_frames_to_read(task, present, timeline), workers)
         rows += judge_evidence(task, present, timeline, step_s)
+        if task.category == "S":
+            rows += judge_silent(task, present)
 
     hashes = {task.id: task_hash(task) for task in specs}
     rows = [{**row, "task_hash": hashes[row["task"]]} for row in rows]
@@ -754,6 +798,13 @@ def render_summary(
         f"- Evidence where the premise holds (each item seen in the modes that should see it, "
         f"and not where it should not): {premise}/{n}",
     ]
+    static = [t for t in tasks if passed(t, "silent") is not None]
+    if static:
+        quiet = sum(passed(t, "silent") is True for t in static)
+        out.append(
+            f"- Static controls where the keyframe and audio channels stay silent (no keyframe, "
+            f"no Whisper call, in every mode): {quiet}/{len(static)}"
+        )
     stale = list(stale)
     if stale:
         out.append(f"- Changed since they were audited (listed below): {len(stale)}/{n}")
@@ -787,7 +838,13 @@ def render_summary(
         chances = [r["chance"] for r in mine if r["mode"] == "standard" and "chance" in r]
         cells.append(f"{sum(chances) / len(chances):.0%}" if chances else "-")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
-    out += ["", "## Tasks", "", "| task | " + " | ".join(CHECKS) + " |", "|---" * 6 + "|"]
+    out += [
+        "",
+        "## Tasks",
+        "",
+        "| task | " + " | ".join(CHECKS) + " |",
+        "|---" * (len(CHECKS) + 1) + "|",
+    ]
     marks = {True: "pass", False: "FAIL", None: "-"}
     for task in tasks:
         out.append(f"| {task} | " + " | ".join(marks[passed(task, c)] for c in CHECKS) + " |")

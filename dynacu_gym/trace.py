@@ -3,7 +3,8 @@
 Layout of ``DIR``::
 
     trace.jsonl          one line per step: action, agent info, reward, result, timings,
-                         keyframe times, speech, errors (step 0 is the reset)
+                         keyframe times, speech, errors, Whisper calls (asr_calls, audio
+                         modes); step 0 is the reset
     records/0003.txt     the observation record of each step
     screens/0003.png     the screenshot of each step
     keyframes/0003-1.png the keyframes each step returned (keyframe modes)
@@ -88,6 +89,8 @@ class TraceRecorder:
             "keyframe_times": [round(float(t), 3) for t in obs.get("keyframe_times", [])[:count]],
             **{key: _json_safe(info[key]) for key in _INFO_KEYS if key in info},
         }
+        if "audio" in info:  # the transcript channel: Whisper calls since the last step
+            line["asr_calls"] = int(info["audio"].get("model_calls", 0))
         self._lines.write(json.dumps(line) + "\n")
         self._lines.flush()
         self._pull_audio()

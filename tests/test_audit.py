@@ -443,3 +443,35 @@ def test_audit_of_a_real_task(tmp_path):
     assert not evidence[2, audit.TIMELINE]  # Raj's figure is never on the page
     assert all(evidence[1, m] for m in (*audit.KEYFRAME_MODES, audit.TIMELINE))
     assert "| B4 | pass | pass | pass | pass |" in (tmp_path / "audit.md").read_text()
+
+
+def test_a_static_control_is_judged_silent_only_without_keyframes_or_whisper(tmp_path):
+    task = find_task("S1")
+    quiet = Observed((), ((0.0, tmp_path / "0000.png"),))
+    moving = dataclasses.replace(quiet, keyframes=2)
+    heard = dataclasses.replace(quiet, heard=((1.0, 2.0, "Thank you."),), asr_calls=3)
+    rows = audit.judge_silent(task, {"standard": quiet, "aoi_visual": moving, "aoi_audio": heard})
+    assert [(r["mode"], r["ok"]) for r in rows] == [
+        ("standard", True),
+        ("aoi_visual", False),
+        ("aoi_audio", False),
+    ]
+    assert rows[1]["reason"] == "2 keyframes on a static page"
+    assert "3 Whisper calls" in rows[2]["reason"] and "'Thank you.'" in rows[2]["reason"]
+    summary = render_summary(rows, ["S1"])
+    assert "stay silent (no keyframe, no Whisper call, in every mode): 0/1" in summary
+
+
+def test_a_trace_counts_its_keyframes_and_whisper_calls(tmp_path):
+    for sub in ("records", "screens", "keyframes"):
+        (tmp_path / sub).mkdir()
+    steps = [
+        {"step": 0, "elapsed": 0.1, "keyframe_times": []},
+        {"step": 1, "elapsed": 5.0, "keyframe_times": [2.0, 3.0], "asr_calls": 2},
+        {"step": 2, "elapsed": 9.0, "keyframe_times": [], "asr_calls": 1},
+    ]
+    (tmp_path / "trace.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    for n in range(3):
+        (tmp_path / "records" / f"{n:04d}.txt").write_text("Observation Record\n")
+    obs = read_trace(tmp_path)
+    assert (obs.keyframes, obs.asr_calls) == (2, 3)
