@@ -14,6 +14,10 @@ It needs nothing but the episode lines (no browser, no env); charts need the ``r
 
 Episodes that ended on an infrastructure fault (``infra_error`` non-empty) say nothing about
 the agent: they are left out of every rate, pair, median and share, and counted on their own.
+
+The static controls (category S, no audio and nothing moving) are a control set, not the
+benchmark: they have their row in success by category and their own table beside the dynamic
+tasks per mode, and are left out of the success by mode and tier and of the ablations.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any
 from dynacu_gym.modes import MODES
 from dynacu_gym.tasks import CATEGORIES, TIERS
 
+CONTROL_CATEGORY = "S"  # the static controls
 # The mode pairs whose difference the benchmark exists to measure: (first, second).
 ABLATIONS: tuple[tuple[str, str], ...] = (
     ("standard", "aoi_full"),
@@ -185,6 +190,11 @@ def load_episodes(path: str | Path) -> list[dict[str, Any]]:
     return list(by_key.values())
 
 
+def is_control(episode: dict[str, Any]) -> bool:
+    """Whether the episode is of a static control (category S) rather than a dynamic task."""
+    return bool(episode["category"] == CONTROL_CATEGORY)
+
+
 def is_infra_failure(episode: dict[str, Any]) -> bool:
     """Whether the episode ended on an infrastructure fault rather than the agent's doing."""
     return bool(episode["infra_error"])
@@ -295,6 +305,8 @@ def summary_rows(episodes: Iterable[dict[str, Any]]) -> list[SummaryRow]:
             ("tier", ep["tier"]),
             ("category", ep["category"]),
         ):
+            if kind != "category" and is_control(ep):
+                continue  # the controls are not the benchmark's mode and tier rates
             key = (ep["agent"], ep["model"], kind, group, ep["mode"])
             cell = counts.setdefault(key, [0, 0, 0, 0.0])
             if is_infra_failure(ep):
@@ -302,7 +314,7 @@ def summary_rows(episodes: Iterable[dict[str, Any]]) -> list[SummaryRow]:
             else:
                 cell[0] += 1
                 cell[1] += int(ep["success"])
-                cell[3] += float(ep["credit"])
+                cell[3] += float(ep.get("credit", ep["success"]))  # older lines: success
 
     kinds = ("mode", "tier", "category")
     group_order: dict[str, Callable[[str], tuple[int, str]]] = {
@@ -381,9 +393,9 @@ def ablation_rows(
 ) -> list[AblationRow]:
     """Paired comparisons of modes, for each (agent, model).
 
-    Episodes are paired on (task, repeat) where both modes have an episode that is not an
-    infrastructure failure. A mode pair with no paired episodes for an (agent, model) is
-    left out.
+    Episodes of dynamic tasks are paired on (task, repeat) where both modes have an episode
+    that is not an infrastructure failure. A mode pair with no paired episodes for an
+    (agent, model) is left out.
 
     Args:
         episodes: episodes as from :func:`load_episodes`.
@@ -395,7 +407,7 @@ def ablation_rows(
     # (agent, model) -> mode -> (task, repeat) -> success
     outcomes: dict[tuple[str, str | None], dict[str, dict[tuple[str, int], bool]]] = {}
     for ep in episodes:
-        if is_infra_failure(ep):
+        if is_infra_failure(ep) or is_control(ep):
             continue
         by_mode = outcomes.setdefault((ep["agent"], ep["model"]), {})
         by_mode.setdefault(ep["mode"], {})[(ep["task"], ep["repeat"])] = ep["success"]
@@ -422,6 +434,62 @@ def ablation_rows(
                 )
             )
     return rows
+
+
+@dataclass(frozen=True)
+class ControlRow:
+    """One (agent, model, mode): the dynamic tasks' success beside the static controls'.
+
+    Attributes:
+        dynamic_n, dynamic_successes: episodes of dynamic tasks counted, and their successes.
+        static_n, static_successes: the same for the static controls (category S).
+    """
+
+    agent: str
+    model: str | None
+    mode: str
+    dynamic_n: int
+    dynamic_successes: int
+    static_n: int
+    static_successes: int
+
+    @property
+    def dynamic_rate(self) -> float | None:
+        """Success on the dynamic tasks in percent; ``None`` without episodes."""
+        return _rate(self.dynamic_successes, self.dynamic_n)
+
+    @property
+    def static_rate(self) -> float | None:
+        """Success on the static controls in percent; ``None`` without episodes."""
+        return _rate(self.static_successes, self.static_n)
+
+
+def control_rows(episodes: Iterable[dict[str, Any]]) -> list[ControlRow]:
+    """Per (agent, model, mode), success on the dynamic tasks and on the static controls.
+
+    Only (agent, model)s with at least one static-control episode; infrastructure failures are
+    left out. What the observation interface costs on ordinary pages is the static rate across
+    modes.
+    """
+    counts: dict[tuple[str, str | None, str], list[int]] = {}
+    agents = set()
+    for ep in episodes:
+        if is_infra_failure(ep):
+            continue
+        cell = counts.setdefault((ep["agent"], ep["model"], ep["mode"]), [0, 0, 0, 0])
+        k = 2 if is_control(ep) else 0
+        cell[k] += 1
+        cell[k + 1] += int(ep["success"])
+        if is_control(ep):
+            agents.add((ep["agent"], ep["model"]))
+    return [
+        ControlRow(agent, model, mode, *cell)
+        for (agent, model, mode), cell in sorted(
+            counts.items(),
+            key=lambda item: (_agent_model_order(item[0][:2]), MODES.index(item[0][2])),
+        )
+        if (agent, model) in agents
+    ]
 
 
 def _by_agent_model_mode(
@@ -629,6 +697,25 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
             ]
             rows.append(row)
         out += [f"## {titles[kind]}", ""] + _table(header, rows)
+
+    controls = control_rows(episodes)
+    if controls:
+        out += [
+            "## Static controls beside the dynamic tasks",
+            "",
+            "The static controls (category S) have no audio and nothing moving: success on "
+            "them across modes is what the observation interface costs on ordinary pages. "
+            "They are not in the mode and tier rates above.",
+            "",
+        ]
+        out += _table(
+            ["Agent", "Model", "Mode", "Dynamic n", "Dynamic (%)", "Static n", "Static (%)"],
+            [
+                [c.agent, _model(c.model), c.mode, c.dynamic_n, _fmt(c.dynamic_rate)]
+                + [c.static_n, _fmt(c.static_rate)]
+                for c in controls
+            ],
+        )
 
     out += [
         "## Ablations",

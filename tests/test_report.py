@@ -40,6 +40,7 @@ from dynacu_gym.report import (
     SUMMARY_COLUMNS,
     ablation_rows,
     completion_rows,
+    control_rows,
     load_episodes,
     mcnemar_p,
     overhead_rows,
@@ -212,6 +213,30 @@ def test_credit_is_the_mean_share_of_checklists_met(tmp_path):
     path.write_text(json.dumps(_line(credit=1.5)) + "\n")
     with pytest.raises(ValueError, match="'credit': expected a number from 0 to 1, got 1.5"):
         load_episodes(path)
+
+
+def test_static_controls_sit_beside_the_dynamic_tasks_not_in_their_rates(episodes, tmp_path):
+    static = [
+        _line(task="S1", category="S", tier="easy", mode=mode, success=ok, result="x", repeat=r)
+        for mode, ok, r in (("standard", True, 0), ("standard", False, 1), ("aoi_full", True, 0))
+    ]
+    both = [*episodes, *static]
+    rows = {(r.agent, r.group_kind, r.group, r.mode): r for r in summary_rows(both)}
+    assert rows["llm", "mode", "standard", "standard"].n == 9  # as without the controls
+    assert rows["llm", "tier", "easy", "standard"].n == 5
+    assert rows["llm", "category", "S", "standard"].rate == 50.0
+    assert ablation_rows(both) == ablation_rows(episodes)
+    controls = {(c.agent, c.mode): c for c in control_rows(both)}
+    assert set(controls) == {("llm", "standard"), ("llm", "aoi_full")}  # the oracle ran none
+    assert (controls["llm", "standard"].static_rate, controls["llm", "aoi_full"].static_rate) == (
+        50.0,
+        100.0,
+    )
+    assert controls["llm", "aoi_full"].dynamic_rate == pytest.approx(700 / 9)
+    md = render_markdown(both)
+    assert "## Static controls beside the dynamic tasks" in md
+    assert "| llm | gpt-x | standard | 9 | 33.3 | 2 | 50.0 |" in md.splitlines()
+    assert "## Static controls" not in render_markdown(episodes)
 
 
 def test_rows_are_ordered_by_kind_agent_mode_and_group(episodes):
