@@ -27,8 +27,10 @@ def test_task_loads_and_is_complete(task_id):
     assert task.evidence, "every task says what the agent must perceive"
     for name, spec in task.answers.items():
         assert spec.reject, f"answer {name!r} lists near misses to reject"
-    if task.tier == "hard":
+    if task.tier == "hard" and task.category != "S":  # a static control has no audio
         assert set(task.axes) == {"audio", "visual", "interaction"}
+    if task.category == "S":
+        assert not task.script, "a static control says and shows nothing over time"
 
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
