@@ -87,7 +87,7 @@ from dynacu_gym.evaluation import (
     trace_dir,
 )
 from dynacu_gym.modes import MODE_CHANNELS, MODES
-from dynacu_gym.tasks import Evidence, TaskSpec, find_task, task_folders
+from dynacu_gym.tasks import Evidence, TaskSpec, catalogue_order, find_task, task_folders
 
 AUDIO_MODES = tuple(m for m in MODES if "transcript" in MODE_CHANNELS[m])
 KEYFRAME_MODES = tuple(m for m in MODES if "keyframes" in MODE_CHANNELS[m])
@@ -734,10 +734,9 @@ def merge_audits(folders: list[Path]) -> tuple[list[dict[str, Any]], list[str], 
     unknown = sorted(set(by_task) - set(catalogue))
     if unknown:
         raise AuditError(f"the audits name tasks not in the catalogue: {', '.join(unknown)}")
-    tasks = sorted(by_task, key=lambda i: (i[0], int(i[1:])))
-    stale = [
-        t for t in tasks if any(r.get("task_hash") != task_hash(find_task(t)) for r in by_task[t])
-    ]
+    tasks = sorted(by_task, key=catalogue_order)
+    hashes = {t: task_hash(find_task(t)) for t in tasks}  # each reads the task's and app's files
+    stale = [t for t in tasks if any(r.get("task_hash") != hashes[t] for r in by_task[t])]
     return [r for t in tasks for r in by_task[t]], tasks, stale
 
 

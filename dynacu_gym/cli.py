@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dynacu_gym.audit import STEP_S
-from dynacu_gym.tasks import CATEGORIES, TaskFormatError, find_task, task_folders
+from dynacu_gym.tasks import CATEGORIES, TaskFormatError, catalogue_order, find_task, task_folders
 
 
 def select_tasks(patterns: str | None) -> list[str]:
@@ -33,7 +33,7 @@ def select_tasks(patterns: str | None) -> list[str]:
     Raises:
         ValueError: a pattern matches no task.
     """
-    ids = sorted(task_folders(), key=lambda i: (i[0], int(i[1:])))
+    ids = sorted(task_folders(), key=catalogue_order)
     if not patterns:
         return ids
     chosen: list[str] = []

@@ -275,6 +275,15 @@ class _Table:
             float,
         )
 
+    def whole(self, key: str, expected: str, default: Any = ...) -> int:
+        """A whole number >= 1 (not a bool, not a float)."""
+        return self.get(
+            key,
+            expected,
+            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+            default,
+        )
+
     def strings(self, key: str, default: Any = ..., nonempty: bool = True) -> tuple[str, ...]:
         return self.get(
             key,
@@ -465,12 +474,7 @@ def load_task(folder: str | Path) -> TaskSpec:
             transient=t.flag("transient"),
             keys=t.strings("keys", default=()),
             all_keys=t.flag("all_keys"),
-            follows=t.get(
-                "follows",
-                "a solution step, a whole number >= 1",
-                lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
-                None,
-            ),
+            follows=t.whole("follows", "a solution step, a whole number >= 1", None),
         )
         if item.follows is not None and item.channel != "visual":
             t.fail("follows", "no 'follows' on audio evidence", item.follows)
@@ -488,12 +492,7 @@ def load_task(folder: str | Path) -> TaskSpec:
             key, actions = "actions", t.strings("actions")
         else:
             key, actions = "action", (t.string("action"),)
-        repeat = t.get(
-            "repeat",
-            "a whole number >= 1",
-            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
-            1,
-        )
+        repeat = t.whole("repeat", "a whole number >= 1", 1)
         at, when = t.number("at", default=None), t.string("when", default="")
         timeout = t.number("timeout", default=30.0, minimum=0.1)
         t.finish()
@@ -549,6 +548,11 @@ def load_task(folder: str | Path) -> TaskSpec:
         listens=listens,
         checklist=dict(checklist),
     )
+
+
+def catalogue_order(task_id: str) -> tuple[str, int]:
+    """Sort key of task ids in catalogue order: by category, then number (A2 before A10)."""
+    return task_id[0], int(task_id[1:])
 
 
 def task_folders(root: Path | None = None) -> dict[str, Path]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from dynacu_gym.modes import mode_available  # noqa: F401 - re-exported for the tests
-from dynacu_gym.tasks import find_task, task_folders
+from dynacu_gym.tasks import catalogue_order, find_task, task_folders
 
-ALL_TASKS = sorted(task_folders(), key=lambda i: (i[0], int(i[1:])))
+ALL_TASKS = sorted(task_folders(), key=catalogue_order)
 
 
 def _sample() -> set[str]:
