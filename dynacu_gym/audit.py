@@ -40,7 +40,8 @@
    counts on screen only in the frames taken before the watcher began typing it.
 4. **silent** (static controls, category S): nothing on the page moves or plays, so in every
    mode the watcher's steps return no keyframe and the transcript channel never calls
-   Whisper.
+   Whisper. For the same reason the null agent and the timeline stop waiting on a static page
+   at its ``duration_s``, not at its time limit (minutes, for an agent to fill a form).
 
 Episodes go through the evaluation runner, one folder a check under ``OUT`` (each with its
 ``episodes.jsonl``), so a stopped audit resumes where it stopped. A task whose files (its
@@ -641,7 +642,6 @@ def run_audit(
     rows: list[dict[str, Any]] = []
     runs = [
         ("solvable", AgentSpec("oracle"), ["aoi_interactive"], seeds, True),
-        ("null", AgentSpec("null"), ["standard"], 1, False),
         (
             "random",
             AgentSpec("random", {"seed": base_seed, "can_speak": True}),
@@ -653,6 +653,18 @@ def run_audit(
     for check, agent, modes, repeats, should_succeed in runs:
         lines = evaluate(agent, tasks, modes, out / check, repeats, workers, base_seed)
         rows += [_episode_row(check, line, should_succeed) for line in lines]
+    for group, options in _waiting_groups(specs):
+        lines = evaluate(
+            AgentSpec("null"),
+            group,
+            ["standard"],
+            out / "null",
+            1,
+            workers,
+            base_seed,
+            env_options=options,
+        )
+        rows += [_episode_row("null", line, False) for line in lines]
     answered = [t.id for t in specs if t.answers]
     if answered:
         nearmiss = AgentSpec("nearmiss")
@@ -663,17 +675,18 @@ def run_audit(
     watcher = AgentSpec("watcher", {"look_s": step_s})
     evaluate(watcher, tasks, list(MODES), out / "perceive", 1, workers, base_seed, traces=True)
     recorder = AgentSpec("watcher", {"look_s": TIMELINE_STEP_S, "finish": False})
-    evaluate(
-        recorder,
-        tasks,
-        [TIMELINE_MODE],
-        out / TIMELINE,
-        1,
-        workers,
-        base_seed,
-        traces=True,
-        env_options=TIMELINE_ENV,
-    )
+    for group, options in _waiting_groups(specs):
+        evaluate(
+            recorder,
+            group,
+            [TIMELINE_MODE],
+            out / TIMELINE,
+            1,
+            workers,
+            base_seed,
+            traces=True,
+            env_options={**TIMELINE_ENV, **options},
+        )
 
     def trace(folder: str, task: str, mode: str, agent: AgentSpec) -> Observed | None:
         spec = EpisodeSpec(task, mode, 0, episode_seed(task, 0, base_seed))
@@ -693,6 +706,24 @@ def run_audit(
     rows = [{**row, "task_hash": hashes[row["task"]]} for row in rows]
     write_audit(out, rows, tasks, step_s)
     return rows
+
+
+def _waiting_groups(specs: list[TaskSpec]) -> list[tuple[list[str], dict[str, Any]]]:
+    """The tasks in groups, each with the env options of the runs that wait for the page's end.
+
+    The null agent and the timeline wait until the page calls time. A static control (category
+    S) has nothing that moves or plays after it loads, so its wait ends at its ``duration_s``
+    rather than its time limit (180 s, for an agent to fill a form): those minutes would show
+    the same screen, and no timer of the page could end them otherwise.
+    """
+    dynamic = [t.id for t in specs if t.category != "S"]
+    groups: list[tuple[list[str], dict[str, Any]]] = [(dynamic, {})] if dynamic else []
+    static: dict[float, list[str]] = {}
+    for task in specs:
+        if task.category == "S":
+            static.setdefault(task.duration_s, []).append(task.id)
+    groups += [(ids, {"time_limit_s": limit}) for limit, ids in sorted(static.items())]
+    return groups
 
 
 def write_audit(

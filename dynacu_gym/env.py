@@ -86,6 +86,9 @@ class DynaCUEnv(gym.Env):
     - ``ready_timeout_s``: seconds a page may take to load its data and audio.
     - ``max_restarts``: consecutive failed starts of the sandbox before ``reset()`` raises.
     - ``reward_mode``: ``"binary"`` (default) or ``"checklist"`` (see Rewards).
+    - ``time_limit_s``: seconds from reset until the page calls ``timeout``; None (default)
+      keeps the task's own ``time_limit_s``, which the benchmark's figures use. A shorter limit
+      bounds episodes for training, or ends a static page once there is nothing left to see.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -98,6 +101,7 @@ class DynaCUEnv(gym.Env):
         ready_timeout_s: float = 30.0,
         max_restarts: int = 3,
         reward_mode: str = "binary",
+        time_limit_s: float | None = None,
     ) -> None:
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"expected reward_mode in {REWARD_MODES}, got {reward_mode!r}")
@@ -111,6 +115,16 @@ class DynaCUEnv(gym.Env):
         elif not isinstance(task, TaskSpec):
             raise TypeError(f"expected a task id or TaskSpec, got {type(task).__name__}")
         audio_clips(task)  # fail now, not mid-episode, if the task's audio is missing or stale
+        if time_limit_s is not None:
+            if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)):
+                raise TypeError(
+                    f"expected time_limit_s as seconds (a number) or None, got {time_limit_s!r}"
+                )
+            if not 0 < time_limit_s <= MAX_ELAPSED_S:
+                raise ValueError(
+                    f"expected 0 < time_limit_s <= {MAX_ELAPSED_S:g} seconds, got {time_limit_s!r}"
+                )
+            task = replace(task, time_limit_s=float(time_limit_s))
         self.task = task
         self.render_mode = render_mode
         self.sandbox_config = sandbox_config or SandboxConfig()

@@ -462,6 +462,18 @@ def test_a_static_control_is_judged_silent_only_without_keyframes_or_whisper(tmp
     assert "stay silent (no keyframe, no Whisper call, in every mode): 0/1" in summary
 
 
+def test_a_static_page_is_waited_for_until_its_duration_not_its_time_limit():
+    specs = [find_task(t) for t in ("S1", "A1", "S2", "J3")]
+    groups = audit._waiting_groups(specs)
+    assert groups == [
+        (["A1", "J3"], {}),
+        (["S1"], {"time_limit_s": 20.0}),  # each static page ends at its own duration
+        (["S2"], {"time_limit_s": 30.0}),
+    ]
+    assert all(find_task(t).time_limit_s > 30.0 for t in ("S1", "S2"))
+    assert audit._waiting_groups([find_task("A1")]) == [(["A1"], {})]
+
+
 def test_a_trace_counts_its_keyframes_and_whisper_calls(tmp_path):
     for sub in ("records", "screens", "keyframes"):
         (tmp_path / sub).mkdir()

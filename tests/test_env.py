@@ -15,6 +15,7 @@ import dynacu_gym
 from dynacu_gym import parse_action
 from dynacu_gym.env import DynaCUEnv
 from dynacu_gym.runtime.process import descendants
+from dynacu_gym.tasks import find_task
 
 pytestmark = pytest.mark.browser
 
@@ -310,6 +311,34 @@ def test_a_checklist_pays_partial_credit(make_env, code, discount, result, credi
         assert info["checklist"] == {"code": code == "ROASTRIDE", "discount": discount == "35"}
         assert info["credit"] == credit
         assert total == (credit if env is checklist else float(result == "success"))
+
+
+def test_a_shorter_time_limit_ends_the_episode_then(make_env):
+    """``time_limit_s`` replaces the task's limit: S1's page, which waits 180 s for an agent,
+    calls time after 4 s, and the env stops there."""
+    env = make_env("S1", time_limit_s=4)
+    assert env.task.time_limit_s == 4.0 and find_task("S1").time_limit_s == 180.0
+    env.reset(seed=0)
+    _, _, terminated, _, info = env.step(parse_action("wait 2"))
+    assert not terminated and info["task_result"] == "pending"
+    _, reward, terminated, _, info = env.step(parse_action("wait 3"))
+    assert terminated and info["task_result"] == "timeout" and reward == 0.0
+
+
+@pytest.mark.parametrize(
+    ("limit", "error"),
+    [
+        (0, ValueError),
+        (-5.0, ValueError),
+        (float("nan"), ValueError),
+        (1e9, ValueError),
+        ("60", TypeError),
+        (True, TypeError),
+    ],
+)
+def test_a_bad_time_limit_is_refused(probe_task, limit, error):
+    with pytest.raises(error, match="time_limit_s"):
+        DynaCUEnv(probe_task, time_limit_s=limit)
 
 
 def test_an_unknown_reward_mode_is_refused(probe_task):
