@@ -313,6 +313,42 @@ def test_a_checklist_pays_partial_credit(make_env, code, discount, result, credi
         assert total == (credit if env is checklist else float(result == "success"))
 
 
+@pytest.mark.parametrize(
+    ("boxes", "checklist", "result"),
+    [
+        # Greenway Deals starts ticked; the gardening letters are The Potting Bench and Seed & Soil.
+        (["Greenway Deals", "Seed & Soil"], {"first": False, "second": True}, "wrong_answer"),
+        (
+            ["The Potting Bench", "Indoor Living", "Seed & Soil"],
+            {"first": True, "second": False},  # both asked boxes, but two wrong ones ticked
+            "wrong_answer",
+        ),
+        (
+            ["Greenway Deals", "The Potting Bench", "Seed & Soil"],
+            {"first": True, "second": True},
+            "success",
+        ),
+    ],
+)
+def test_a_group_of_boxes_is_graded_by_which_are_ticked(make_env, boxes, checklist, result):
+    """S2's boxes: each asked box ticked holds its criterion, wherever it stands in the group;
+    a wrong box ticked costs the group's ``only`` criterion (second) and fails the form."""
+    env = make_env("S2", reward_mode="checklist")
+    env.reset(seed=0)
+    total = 0.0
+    for label in boxes:
+        box = f'#f-letters input[data-label="{label}"]'
+        _, reward, *_ = env.step(parse_action(f"click {_center(env, box)}"))
+        total += reward
+    _, reward, terminated, _, info = env.step(
+        parse_action(f"click {_center(env, '.st-form button[type=submit]')}")
+    )
+    total += reward
+    assert terminated and info["task_result"] == result
+    assert info["checklist"] == checklist
+    assert total == info["credit"] == sum(checklist.values()) / 2
+
+
 def test_a_shorter_time_limit_ends_the_episode_then(make_env):
     """``time_limit_s`` replaces the task's limit: S1's page, which waits 180 s for an agent,
     calls time after 4 s, and the env stops there."""

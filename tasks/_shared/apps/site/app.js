@@ -37,9 +37,12 @@
  *                  submit.failure (default wrong_answer). One submit is the answer.
  *                  type = checks: a group of boxes, one per option (each input has data-label
  *                  = its option; value = the options ticked at the start), with answers =
- *                  ["FIELD", ...]: the boxes ticked, in the options' order, are graded against
- *                  those fields in order (each field's answer is an option's label), and a box
- *                  ticked beyond them is wrong.
+ *                  ["FIELD", ...]: each field's answer is the label of a box that must be
+ *                  ticked, whatever else is ticked; any other box ticked is wrong. only =
+ *                  "NAME": the checklist criterion a wrong box costs (one of the answers, then
+ *                  held when its box is ticked and no wrong one is, or a criterion of its own).
+ *                  A task with a checklist must name it, or a wrong box would fail the form
+ *                  with every criterion held.
  *   answer       title, label, field, placeholder, button, failure
  *                  a box: Enter or the button checks the text as `field` and decides
  */
@@ -265,17 +268,51 @@
       const graded = controls.filter((c) => c.spec.answer);
       const oks = await Promise.all(graded.map((c) => state.ctx.grade(c.spec.answer, c.value())));
       for (const c of controls.filter((x) => x.spec.type === "checks" && x.spec.answers)) {
-        // The boxes ticked, in the options' order, against the fields in that order; a box
-        // ticked beyond them is wrong.
-        const ticked = c.value() ? c.value().split("; ") : [];
-        const fields = c.spec.answers;
-        oks.push(...await Promise.all(fields.map((field, i) => state.ctx.grade(field, ticked[i] || ""))));
-        if (ticked.length > fields.length) oks.push(false);
+        oks.push(...await gradeChecks(c.spec, c.value() ? c.value().split("; ") : []));
       }
       message.textContent = b.done_text || "Thank you: your form was sent.";
       if (oks.every(Boolean)) state.ctx.succeed(); else state.ctx.fail(submit.failure || "wrong_answer");
     });
     return box;
+  }
+
+  /**
+   * Grade a group of boxes by membership: each answer field holds when one ticked box is its
+   * answer; a ticked box no field asked for is wrong, and unmarks the `only` criterion.
+   */
+  async function gradeChecks(spec, ticked) {
+    const ctx = state.ctx;
+    const asked = new Set();
+    const oks = [];
+    for (const field of spec.answers) {
+      let hit = "";
+      for (const label of ticked) {
+        if (await ctx.matches(field, label)) { hit = label; break; }
+      }
+      if (hit) asked.add(hit);
+      oks.push(hit !== "");
+    }
+    const clean = ticked.every((label) => asked.has(label));
+    spec.answers.forEach((field, i) => ctx.check(field, oks[i] && (field !== spec.only || clean)));
+    if (spec.only && !spec.answers.includes(spec.only)) ctx.check(spec.only, clean);
+    return [...oks, clean];
+  }
+
+  /** A checks group of a task with a checklist names the criterion a wrong box costs. */
+  function checkGroups(ctx) {
+    const criteria = ctx.episode.checklist || [];
+    for (const page of ctx.config.pages || []) {
+      for (const b of (page.blocks || []).filter((x) => x.kind === "form")) {
+        for (const f of (b.fields || []).filter((x) => x.type === "checks" && x.answers)) {
+          if (f.only && !criteria.includes(f.only)) {
+            throw new Error("site: checks group " + f.name + ": only = " + f.only + " is no criterion of the task's checklist");
+          }
+          if (criteria.length && !f.only) {
+            throw new Error("site: checks group " + f.name + " needs only = \"CRITERION\", the criterion a wrong box costs");
+          }
+        }
+      }
+    }
   }
 
   function answerBox(b) {
@@ -327,6 +364,7 @@
     state.ctx = ctx;
     const cfg = ctx.config;
     if (!(cfg.pages || []).length) throw new Error("site: [config] needs at least one page");
+    checkGroups(ctx);
     document.title = (cfg.site && cfg.site.name) || "Site";
     const root = document.getElementById("app");
     root.style.setProperty("--brand", (cfg.site && cfg.site.color) || "#1f5fbf");
