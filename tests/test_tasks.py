@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dynacu_gym.answers import normalize
 from dynacu_gym.audio_assets import AudioNotRendered, audio_clips, script_hash, spoken_lines
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.perception.asr import SAMPLE_RATE, decode_audio
@@ -80,10 +81,9 @@ def test_speakers_sound_different(task_id):
         assert ratio >= 1.05, f"{a} ({pitch[a]:.0f} Hz) and {b} ({pitch[b]:.0f} Hz) sound alike"
 
 
-def _page_files(task) -> list[Path]:
-    """Every file the server may hand the page for this task (audio and its generated manifest
-    excluded)."""
-    files = [
+def _own_files(task) -> list[Path]:
+    """The task's own page files (audio and its generated manifest excluded)."""
+    return [
         p
         for p in task.root.rglob("*")
         if p.is_file()
@@ -91,22 +91,32 @@ def _page_files(task) -> list[Path]:
         and p.suffix in (".html", ".js", ".css", ".json")
         and p.parent.name != "audio"
     ]
+
+
+def _shared_files(task) -> list[Path]:
+    """The code the page shares with other tasks: its app's and the runtime."""
+    files = []
     if task.app:
         files += [
             p for p in (tasks_root() / "_shared" / "apps" / task.app).rglob("*") if p.is_file()
         ]
-    files.append(tasks_root() / "_shared" / "dynacu-task.js")
-    return files
+    return [*files, tasks_root() / "_shared" / "dynacu-task.js"]
 
 
-def _page_sources(task) -> list[str]:
-    """The page files as lower-case text."""
+def _page_files(task) -> list[Path]:
+    """Every file the server may hand the page for this task."""
+    return _own_files(task) + _shared_files(task)
+
+
+def _page_sources(task, files: list[Path] | None = None) -> list[str]:
+    """The page files (or ``files``) as lower-case text."""
     # SVG geometry is numbers that mean nothing to a reader ("M8 5.5v13", r="25"): not content.
     geometry = re.compile(
         r"""\b(d|points|viewbox|r|rx|ry|cx|cy|x|y|x1|x2|y1|y2|width|height|stroke-width)"""
         r"""=(["'])[^"']*\2"""
     )
-    return [geometry.sub("", p.read_text(errors="ignore").lower()) for p in _page_files(task)]
+    files = _page_files(task) if files is None else files
+    return [geometry.sub("", p.read_text(errors="ignore").lower()) for p in files]
 
 
 # What a script or style sheet says rather than computes: its strings and comments.
@@ -116,16 +126,28 @@ _WORDS_OF_CODE = re.compile(
 )
 
 
-def _page_words(task) -> list[str]:
-    """The page files with the numbers of code left out: a script's or style sheet's strings and
+def _page_words(task, files: list[Path]) -> list[str]:
+    """``files`` with the numbers of code left out: a script's or style sheet's strings and
     comments, an HTML file whole. `setTimeout(f, 20)` and `width: 48px` do not hold the answer
-    20 or 48; "Refund: $48" in a string would. The runtime's number-word tables are code too."""
+    20 or 48; "Refund: $48" in a string would."""
     texts = []
-    for path, text in zip(_page_files(task), _page_sources(task), strict=True):
+    for path, text in zip(files, _page_sources(task, files), strict=True):
         if path.suffix in (".js", ".css"):
             text = " ".join(m.group(0) for m in _WORDS_OF_CODE.finditer(text))
         texts.append(text)
     return texts
+
+
+# A literal: a string of a script or style sheet, or a text node of HTML.
+_LITERALS = re.compile(
+    r""""((?:\\.|[^"\\\n])*)"|'((?:\\.|[^'\\\n])*)'|`((?:\\.|[^`\\])*)`|>([^<>]+)<"""
+)
+
+
+def _literals(path: Path) -> set[str]:
+    text = path.read_text(errors="ignore")
+    found = (next(g for g in m.groups() if g is not None) for m in _LITERALS.finditer(text))
+    return {literal.strip() for literal in found} - {""}
 
 
 def _occurs(form: str, text: str) -> bool:
@@ -146,18 +168,27 @@ def test_spoken_words_are_not_on_the_page(task_id):
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_answers_are_in_no_page_source(task_id):
-    """No accepted answer is written in a page's HTML, JS or CSS (comments included).
+    """No accepted answer is written in the task's own HTML, JS or CSS (comments included), and
+    the code it shares (its app, the runtime) does not single one out.
 
     Answers of visual tasks reach the page at run time through the timeline; that is the only
-    way they may arrive, and only while they are on screen.
+    way they may arrive, and only while they are on screen. Shared code serves every task alike:
+    its "Submit" or "1" is no task's answer given away, but a literal that is a task's answer
+    and none of its near misses would be ("checked" beside "unchecked" tells nothing).
     """
     task = find_task(task_id)
-    texts, words = _page_sources(task), _page_words(task)
+    own = _own_files(task)
+    texts, words = _page_sources(task, own), _page_words(task, own)
+    literals = set().union(*(_literals(p) for p in _shared_files(task)))
     for name, spec in task.answers.items():
         # A number is content only where the page says it, not where its code computes.
         where = words if spec.kind in ("number", "digits") else texts
+        said = {normalize(spec.kind, literal) for literal in literals} - {None}
+        near = {normalize(spec.kind, form) for form in spec.reject} - {None}
         for form in spec.accept:
             assert not any(_occurs(form, t) for t in where), (name, form)
+            singled_out = normalize(spec.kind, form) in said and not said & near
+            assert not singled_out, (name, form, "a literal of the shared code")
 
 
 def test_catalogue_lists_existing_tasks_only():
