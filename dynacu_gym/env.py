@@ -12,6 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from dynacu_gym.actions import (
+    MAX_WAIT_S,
     SCREEN_HEIGHT,
     SCREEN_WIDTH,
     SCROLL_NOTCH_PX,
@@ -41,6 +42,7 @@ RESULT_SCRIPT = (
     "() => [window.getTaskResult(), window.getTaskChecklist ? window.getTaskChecklist() : null]"
 )
 REWARD_MODES = ("binary", "checklist")
+CLOCKS = ("realtime", "paused")
 
 
 class DynaCUEnv(gym.Env):
@@ -79,6 +81,15 @@ class DynaCUEnv(gym.Env):
     when a part of the sandbox fails; the next ``reset()`` rebuilds it. Step limits come from
     ``max_episode_steps`` in the registration.
 
+    ## Time
+    ``clock="realtime"`` (default, the benchmark's): the page runs on the wall clock, also while
+    the agent thinks. ``clock="paused"``: between steps the page's timers, clock, animations and
+    sound stand still, and a step lets exactly its time pass: a ``wait``'s seconds, or
+    ``action_time_s`` for any other action. Episodes then do not depend on how long the agent
+    takes, replay the same from the same seed and actions, and run faster than real time where
+    nothing needs the wall clock: a silent page (no sound played or heard) in a mode without
+    keyframes. Otherwise the step's time passes at the wall clock's pace.
+
     ## Arguments
     - ``task``: a task id such as ``"A1"`` or a loaded :class:`TaskSpec`.
     - ``render_mode``: None or ``"rgb_array"`` (the last screenshot).
@@ -89,6 +100,8 @@ class DynaCUEnv(gym.Env):
     - ``time_limit_s``: seconds from reset until the page calls ``timeout``; None (default)
       keeps the task's own ``time_limit_s``, which the benchmark's figures use. A shorter limit
       bounds episodes for training, or ends a static page once there is nothing left to see.
+    - ``clock``: ``"realtime"`` (default) or ``"paused"`` (see Time).
+    - ``action_time_s``: in paused time, the page seconds an action other than ``wait`` takes.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -102,9 +115,19 @@ class DynaCUEnv(gym.Env):
         max_restarts: int = 3,
         reward_mode: str = "binary",
         time_limit_s: float | None = None,
+        clock: str = "realtime",
+        action_time_s: float = 0.5,
     ) -> None:
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"expected reward_mode in {REWARD_MODES}, got {reward_mode!r}")
+        if clock not in CLOCKS:
+            raise ValueError(f"expected clock in {CLOCKS}, got {clock!r}")
+        if isinstance(action_time_s, bool) or not isinstance(action_time_s, (int, float)):
+            raise TypeError(f"expected action_time_s as seconds (a number), got {action_time_s!r}")
+        if not 0 <= action_time_s <= MAX_WAIT_S:
+            raise ValueError(
+                f"expected 0 <= action_time_s <= {MAX_WAIT_S:g} seconds, got {action_time_s!r}"
+            )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"expected render_mode in {self.metadata['render_modes']} or None, "
@@ -131,6 +154,14 @@ class DynaCUEnv(gym.Env):
         self.ready_timeout_s = ready_timeout_s
         self.max_restarts = max_restarts
         self.reward_mode = reward_mode
+        self.clock = clock
+        self.action_time_s = float(action_time_s)
+        self._sounds = bool(audio_clips(task))  # a page that plays sound needs the wall clock
+        self._wall_clock_needs: set[str] = set()  # wrappers whose channels need it too
+        # Paused time: the page seconds passed, and (wall start, wall end, page start, page end)
+        # of each stretch in which they passed.
+        self._page_time = 0.0
+        self._passes: list[tuple[float, float, float, float]] = []
         self.action_space = action_space()
         self.observation_space = spaces.Dict(
             {
@@ -187,6 +218,8 @@ class DynaCUEnv(gym.Env):
                 f"row; last error: {last_error}"
             ) from last_error
         self._t0 = time.monotonic()
+        self._page_time = 0.0
+        self._passes = []
         self._step = 0
         self._prior_actions = []
         self._ended = False
@@ -246,6 +279,10 @@ class DynaCUEnv(gym.Env):
                 timings["action"] = time.monotonic() - t
                 if act is not None and act.type == ActionType.SPEAK:
                     timings["tts"] = timings["action"]  # synthesis and scheduling of the speech
+                if self.clock == "paused":
+                    t = time.monotonic()
+                    self._pass_time(self._time_of(act))
+                    timings["pass"] = time.monotonic() - t
                 t = time.monotonic()
                 result = self._read_result()
                 timings["result"] = time.monotonic() - t
@@ -341,8 +378,64 @@ class DynaCUEnv(gym.Env):
 
     @property
     def elapsed(self) -> float:
-        """Seconds since the episode started (0 before the first reset)."""
-        return 0.0 if self._t0 is None else time.monotonic() - self._t0
+        """Seconds of page time since the episode started (0 before the first reset).
+
+        In real time, the wall clock's; in paused time, what the steps have let pass.
+        """
+        if self._t0 is None:
+            return 0.0
+        return self._page_time if self.clock == "paused" else time.monotonic() - self._t0
+
+    def episode_time(self, wall: float) -> float:
+        """The page time at monotonic wall time ``wall``: how channels stamp what they caught.
+
+        In real time ``wall - episode_start``. In paused time the page time stands still
+        between steps, so a frame grabbed while the agent thought is stamped with the time the
+        last step ended at.
+        """
+        if self.clock != "paused":
+            return wall - self.episode_start
+        passed = 0.0
+        for wall_start, wall_end, page_start, page_end in self._passes:
+            if wall < wall_start:
+                break
+            if wall <= wall_end:
+                share = (wall - wall_start) / max(wall_end - wall_start, 1e-9)
+                return page_start + share * (page_end - page_start)
+            passed = page_end
+        return passed
+
+    def wall_time(self, page: float) -> float:
+        """The first monotonic wall time at which page time ``page`` was reached.
+
+        The inverse of :meth:`episode_time`: the start for a page time before 0, now for one
+        not reached yet.
+        """
+        start = self.episode_start
+        if self.clock != "paused":
+            return start + page
+        if page <= 0:
+            return start
+        for wall_start, wall_end, page_start, page_end in self._passes:
+            if page <= page_end:
+                share = (page - page_start) / max(page_end - page_start, 1e-9)
+                return wall_start + max(0.0, share) * (wall_end - wall_start)
+        return time.monotonic()
+
+    def pass_page_time(self, seconds: float) -> None:
+        """Let ``seconds`` of page time pass now, in paused time; nothing in real time.
+
+        For a channel that must let the page run while it acts: the voice, while it speaks.
+        """
+        if self.clock == "paused":
+            self._pass_time(seconds)
+
+    def needs_wall_clock(self, reason: str) -> None:
+        """Have paused time keep to the wall clock's pace while it passes (see Time).
+
+        For a channel that watches the screen or hears the page (``reason`` names it).
+        """
+        self._wall_clock_needs.add(reason)
 
     # ---- internals -------------------------------------------------------------------------
 
@@ -360,6 +453,8 @@ class DynaCUEnv(gym.Env):
         sandbox = self._sandbox()
         browser = sandbox.browser_or_raise()
         sandbox.server.begin_episode(self.task, page_seed)
+        if self.clock == "paused":
+            browser.hold_time()
         browser.goto(sandbox.server.origin + self.task.page_path)
         try:
             browser.wait_for_function(
@@ -403,13 +498,44 @@ class DynaCUEnv(gym.Env):
             sign = -1 if act.direction == "up" else 1
             browser.scroll(0, sign * act.amount * SCROLL_NOTCH_PX)
         elif act.type == ActionType.WAIT:
-            self._wait(act.seconds)
+            if self.clock == "realtime":  # paused time passes after the action
+                self._wait(act.seconds)
         elif act.type == ActionType.SPEAK:
             assert self._speaker is not None  # validated in step()
             self._speech_info = self._speaker(act)
         if act.type in (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL):
             # Let the page paint what the input changed, so the screenshot shows its effect.
-            browser.evaluate(SETTLE_SCRIPT)
+            if self.clock == "paused":
+                browser.settle()
+            else:
+                browser.evaluate(SETTLE_SCRIPT)
+
+    def _time_of(self, act: Action | None) -> float:
+        """The page seconds a step takes in paused time."""
+        if act is None:  # an invalid action takes an action's time, as a valid one does
+            return self.action_time_s
+        if act.type == ActionType.WAIT:
+            return act.seconds
+        if act.type == ActionType.DONE:
+            return 0.0
+        if act.type == ActionType.SPEAK:  # the voice let the page run while it spoke
+            return 0.0
+        return self.action_time_s
+
+    def _pass_time(self, seconds: float) -> None:
+        """Let ``seconds`` of page time pass (paused time), and note the stretch."""
+        if seconds <= 0:
+            return
+        browser = self._sandbox().browser_or_raise()
+        paced = bool(self._wall_clock_needs) or self._sounds or browser.listening()
+        wall_start = time.monotonic()
+        browser.pass_time(seconds, paced)
+        wall_end = time.monotonic()
+        browser.settle_requests()  # what the page asked its server in that time has come back
+        browser.settle()
+        start = self._page_time
+        self._page_time = start + seconds
+        self._passes.append((wall_start, wall_end, start, self._page_time))
 
     def _wait(self, seconds: float) -> None:
         """Let the wall clock run; stop early only if the page decides the episode."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import queue
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -80,6 +81,115 @@ async () => {
 """
 
 
+# Paused time (the env's clock="paused"): every AudioContext the page makes plays only while
+# the env lets time pass, whatever the page asks (an app that resumes its context on a click
+# asks while time is held: the context starts when time next passes). The page's own
+# getUserMedia calls are counted, so the env knows a listening page needs the wall clock.
+CLOCK_INIT_SCRIPT = """
+(() => {
+  const Native = window.AudioContext;
+  if (!Native || window.__dynacuTime) return;
+  const contexts = [];
+  const resume = Native.prototype.resume, suspend = Native.prototype.suspend;
+  let passing = false;
+  // This script runs before the fake clock is installed: the real requestAnimationFrame.
+  const frame = window.requestAnimationFrame.bind(window);
+  const time = {
+    listening: 0,
+    /** Resolves once the page has produced two real frames: the first paints what changed. */
+    frames() {
+      return new Promise((done) => frame(() => frame(done)));
+    },
+    async pass() {
+      passing = true;
+      const wanted = contexts.filter((c) => c.__wanted && c.state !== "closed");
+      await Promise.all(wanted.map((c) => resume.call(c)));
+    },
+    async hold() {
+      passing = false;
+      const running = contexts.filter((c) => c.state === "running" && !c.__listens);
+      await Promise.all(running.map((c) => suspend.call(c)));
+    },
+    requests: 0,
+    /** Resolves once no request the page made (its body read included) is still open. */
+    async settled() {
+      const turn = () => new Promise((done) => {
+        const channel = new MessageChannel();  // a real task: setTimeout is the fake clock's
+        channel.port1.onmessage = done;
+        channel.port2.postMessage(0);
+      });
+      do { await turn(); } while (time.requests > 0);
+      await turn();  // what the page does with the answer runs first
+    },
+  };
+  const track = (promise) => {
+    time.requests += 1;
+    return promise.finally(() => { time.requests -= 1; });
+  };
+  const nativeFetch = window.fetch.bind(window);
+  window.fetch = (...args) => track(nativeFetch(...args));
+  for (const name of ["json", "text", "arrayBuffer", "blob"]) {
+    const read = Response.prototype[name];
+    Response.prototype[name] = function () { return track(read.call(this)); };
+  }
+  // A context the microphone feeds keeps running while time is held: the agent's voice is
+  // real sound, and the page's listener (on the fake clock) ends the utterance once time passes.
+  const streamSource = Native.prototype.createMediaStreamSource;
+  Native.prototype.createMediaStreamSource = function (...args) {
+    this.__listens = true;
+    resume.call(this);
+    return streamSource.apply(this, args);
+  };
+  Native.prototype.resume = function () {
+    this.__wanted = true;
+    return passing ? resume.call(this) : Promise.resolve();
+  };
+  Native.prototype.suspend = function () {
+    this.__wanted = false;
+    return suspend.call(this);
+  };
+  window.AudioContext = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.__wanted = true;
+      contexts.push(this);
+      if (!passing) suspend.call(this);
+    }
+  };
+  const md = navigator.mediaDevices;
+  if (md && md.getUserMedia) {
+    const original = md.getUserMedia.bind(md);
+    md.getUserMedia = (constraints) => {
+      if (constraints && constraints.audio) time.listening += 1;
+      return original(constraints);
+    };
+  }
+  Object.defineProperty(window, "__dynacuTime", {value: time});
+})();
+"""
+
+# One slice of paused time has run on the fake clock: set every running animation to where
+# the slices since it was first seen put it (the document timeline itself stands still). The
+# time is set, not added to, so a frame the browser drew in between changes nothing. Returns
+# the page's verdict.
+PASS_SLICE_SCRIPT = """
+(ms) => {
+  const now = performance.now();  // the fake clock, at the end of this slice
+  const seen = window.__dynacuSeen || (window.__dynacuSeen = new WeakMap());
+  for (const a of document.getAnimations()) {
+    if (a.playState !== "running") { seen.delete(a); continue; }
+    if (!seen.has(a)) seen.set(a, {since: now - ms, from: a.currentTime || 0});
+    const s = seen.get(a);
+    a.currentTime = s.from + (now - s.since);
+  }
+  return window.getTaskResult ? window.getTaskResult() : "pending";
+}
+"""
+
+# The epoch the fake clock starts at (ms): any fixed date, so that Date is the same every run.
+PAUSED_EPOCH_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+
+
 class BrowserCrashed(InfraError):
     """The browser, its page or its driver died."""
 
@@ -110,6 +220,8 @@ class Browser:
         self._context: Any = None
         self._playwright: Any = None
         self._crashed: str | None = None
+        self._cdp: Any = None  # the DevTools session that holds animations, in paused time
+        self.time_held = False
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -251,10 +363,13 @@ class Browser:
 
     def goto(self, url: str, timeout: float = 20.0) -> None:
         """Load ``url`` in the page and wait for its load event."""
-        self.call(
-            lambda: self._page.goto(url, wait_until="load", timeout=timeout * 1000),
-            timeout=timeout + 5,
-        )
+
+        def load() -> None:
+            self._page.goto(url, wait_until="load", timeout=timeout * 1000)
+            if self._cdp is not None:  # a new document: hold its animations too
+                self._cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
+
+        self.call(load, timeout=timeout + 5)
 
     def evaluate(self, expression: str, arg: Any = None, timeout: float = 10.0) -> Any:
         """Evaluate a JavaScript function or expression in the page, with ``arg``."""
@@ -286,6 +401,86 @@ class Browser:
     def move_mouse(self, x: float, y: float) -> None:
         """Move the pointer without clicking."""
         self.call(lambda: self._page.mouse.move(x, y))
+
+    # ---- paused time (each runs on the browser thread) -----------------------------------
+
+    def hold_time(self) -> None:
+        """Stop the page's time from passing by itself, from the next page load on.
+
+        Timers, ``Date`` and ``performance.now`` become Playwright's fake clock, paused; the
+        document timeline's animations stand still (DevTools' animation playback rate 0); and
+        every AudioContext is suspended (:data:`CLOCK_INIT_SCRIPT`). Time then passes only in
+        :meth:`pass_time`. Once per browser.
+        """
+        if self.time_held:
+            return
+
+        def hold() -> None:
+            context = self._context
+            context.add_init_script(CLOCK_INIT_SCRIPT)
+            context.clock.install(time=PAUSED_EPOCH_MS)
+            context.clock.pause_at(PAUSED_EPOCH_MS)
+            self._cdp = context.new_cdp_session(self._page)
+            self._cdp.send("Animation.enable")
+            self._cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
+
+        self.call(hold)
+        self.time_held = True
+
+    def pass_time(self, seconds: float, paced: bool, slice_s: float = 0.1) -> str:
+        """Let ``seconds`` of page time pass, in slices; returns the page's verdict after.
+
+        Each slice runs the fake clock on (firing the timers due in it) and moves the running
+        animations on by as much. ``paced``: the slices keep to the wall clock and the page's
+        sound plays meanwhile (a page that plays or hears sound, or a channel that watches the
+        screen, needs real time to pass); else they run as fast as the page computes them.
+        Stops at the end of the slice in which the page decides the episode.
+        """
+        total_ms = round(seconds * 1000)
+        slice_ms = max(1, round(slice_s * 1000))
+
+        def run() -> str:
+            page = self._page
+            if paced:
+                page.evaluate("() => window.__dynacuTime && window.__dynacuTime.pass()")
+            start = time.monotonic()
+            done, result = 0, "pending"
+            try:
+                while done < total_ms and result == "pending":
+                    ms = min(slice_ms, total_ms - done)
+                    page.clock.run_for(ms)
+                    result = page.evaluate(PASS_SLICE_SCRIPT, ms)
+                    done += ms
+                    if paced:
+                        ahead = start + done / 1000 - time.monotonic()
+                        if ahead > 0:
+                            time.sleep(ahead)
+            finally:
+                if paced:
+                    page.evaluate("() => window.__dynacuTime && window.__dynacuTime.hold()")
+            return str(result)
+
+        return self.call(run, timeout=seconds * (2.0 if paced else 10.0) + 30.0)
+
+    def settle(self) -> None:
+        """Wait until the page has painted what changed, in paused time.
+
+        The page's ``requestAnimationFrame`` is the fake clock's then, so the env's usual two
+        frames would never come: this waits for two of the real ones, which
+        :data:`CLOCK_INIT_SCRIPT` kept.
+        """
+        self.evaluate("() => window.__dynacuTime.frames()")
+
+    def settle_requests(self, timeout: float = 30.0) -> None:
+        """Wait until the page's requests to its server have come back (paused time).
+
+        What a step asked (a transcription of the agent's words) is then answered within it.
+        """
+        self.evaluate("() => window.__dynacuTime.settled()", timeout=timeout)
+
+    def listening(self) -> bool:
+        """Whether the page has opened the microphone (paused time only)."""
+        return bool(self.evaluate("() => window.__dynacuTime ? window.__dynacuTime.listening : 0"))
 
     def browser_pids(self) -> list[int]:
         """Process ids of this browser's Chromium processes (found by its profile directory)."""

@@ -86,6 +86,7 @@ class KeyframeObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if not 0 <= change_threshold < 1:
             raise ValueError(f"expected change_threshold in [0, 1), got {change_threshold!r}")
         self.base: DynaCUEnv = env.unwrapped
+        self.base.needs_wall_clock("keyframes")  # frames are grabbed on the wall clock
         self.max_keyframes = max_keyframes
         self.fps = fps
         self.change_threshold = change_threshold
@@ -180,9 +181,8 @@ class KeyframeObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         for i, keyframe in enumerate(kept):
             frames[i] = keyframe.frame
         frames[len(kept) :] = 0
-        t0 = self.base.episode_start
         times = np.zeros(k, dtype=np.float32)
-        times[: len(kept)] = [max(0.0, kf.time - t0) for kf in kept]
+        times[: len(kept)] = [max(0.0, self.base.episode_time(kf.time)) for kf in kept]
         stats = self._capture.stats.as_dict() if self._capture is not None else {}
         since = {
             name: value - self._stats_seen.get(name, 0.0)

@@ -25,6 +25,10 @@ from dynacu_gym.perception.speech import SpeechOutput, Utterance
 from dynacu_gym.perception.tts import Voice, load_voice
 from dynacu_gym.runtime.process import InfraError
 
+# In paused time a speak step lets the page run until the words are said and then this long:
+# a listening page ends an utterance after 0.9 s of silence (the runtime's listen()).
+SPEECH_TAIL_S = 1.5
+
 
 class Speech(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Lets ``speak`` actions through: text -> piper -> the page's microphone.
@@ -102,10 +106,15 @@ class Speech(gym.Wrapper, gym.utils.RecordConstructorArgs):
         ahead = output.queued()
         utterance = output.say(action.text)
         utterance.scheduled.wait(self.schedule_wait_s)
+        if self.base.clock == "paused":
+            # The words are real sound: the page's time runs while they are said, and until its
+            # listener has heard the silence after them.
+            end = output.estimate_end(utterance)
+            self.base.pass_page_time(max(0.0, end - time.monotonic()) + SPEECH_TAIL_S)
         return self._report(utterance, ahead)
 
     def _report(self, utterance: Utterance, ahead: int) -> dict[str, Any]:
-        t0 = self.base.episode_start
+        page = self.base.episode_time
         output = self.output
         starts = utterance.starts_at
         if starts is None:
@@ -116,8 +125,8 @@ class Speech(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return {
             "text": utterance.text,
             "queued_behind": ahead,
-            "starts_at": round(starts - t0, 3),
-            "ends_at": round(output.estimate_end(utterance) - t0, 3),
+            "starts_at": round(page(starts), 3),
+            "ends_at": round(page(output.estimate_end(utterance)), 3),
             "ends_at_exact": exact,
             "duration": round(utterance.samples / self.voice.sample_rate, 3) if exact else None,
         }

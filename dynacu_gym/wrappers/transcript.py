@@ -15,6 +15,7 @@ still in progress. Silence never reaches the model.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ from dynacu_gym.perception.asr import (
 )
 from dynacu_gym.record import render_record
 from dynacu_gym.runtime.process import InfraError
+
+PageTime = Callable[[float], float]  # a monotonic wall time -> page seconds (the env's clock)
 
 MAX_RECENT = 8000  # characters of recent_audio
 MAX_CONTEXT = 20000  # characters of audio_context
@@ -84,8 +87,9 @@ class AudioTranscript(gym.Wrapper, gym.utils.RecordConstructorArgs):
             }
         )
         self.base.enable_speaker_capture()
+        self.base.needs_wall_clock("transcript")  # the page's sound plays on the wall clock
         self._transcriber: StreamingTranscriber | None = None
-        self._last_step_t = 0.0
+        self._last_step_t = 0.0  # page time of the previous observation
         self._model_seen = (0, 0.0)  # model calls and seconds reported so far
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -99,7 +103,7 @@ class AudioTranscript(gym.Wrapper, gym.utils.RecordConstructorArgs):
             raise InfraError("the sandbox has no speaker capture")
         self._transcriber = StreamingTranscriber(capture, self.recognizer, self.activity)
         self._transcriber.start(from_time=base.episode_start)
-        self._last_step_t = base.episode_start
+        self._last_step_t = 0.0
         self._model_seen = (0, 0.0)
         return self._observe(obs, info)
 
@@ -140,20 +144,22 @@ class AudioTranscript(gym.Wrapper, gym.utils.RecordConstructorArgs):
         base = self.base
         t = time.monotonic()
         heard = self._transcriber.snapshot()
-        now = time.monotonic()
-        t0 = base.episode_start
-        self._transcriber.prune(before=now - self.context_s - 5.0)
+        # Sentences are heard on the wall clock; the observation speaks in page time (the same
+        # but for its start, unless time is paused between steps).
+        page = base.episode_time
+        now = page(time.monotonic())
+        self._transcriber.prune(before=base.wall_time(now - self.context_s - 5.0))
 
-        window_start = max(t0, self._last_step_t - self.overlap_s)
-        recent = [s for s in heard if s.end >= window_start]
-        context = [s for s in heard if s.start >= now - self.context_s]
+        window_start = max(0.0, self._last_step_t - self.overlap_s)
+        recent = [s for s in heard if page(s.end) >= window_start]
+        context = [s for s in heard if page(s.start) >= now - self.context_s]
         keyframes = np.asarray(obs.get("keyframe_times", []), dtype=float)[
             : int(obs.get("keyframe_count", 0))
         ]
         recent_text = to_charset(
-            _format_recent(recent, t0, window_start, now, keyframes), MAX_RECENT
+            _format_recent(recent, page, window_start, now, keyframes), MAX_RECENT
         )
-        context_text = to_charset(_format_context(context, t0), MAX_CONTEXT)
+        context_text = to_charset(_format_context(context, page), MAX_CONTEXT)
         self._last_step_t = now
 
         obs = {**obs, "recent_audio": recent_text, "audio_context": context_text}
@@ -167,8 +173,8 @@ class AudioTranscript(gym.Wrapper, gym.utils.RecordConstructorArgs):
             "record_parts": parts,
             "timings": timings,
             "audio": {
-                "recent": [_as_dict(s, t0) for s in recent],
-                "context": [_as_dict(s, t0) for s in context],
+                "recent": [_as_dict(s, page) for s in recent],
+                "context": [_as_dict(s, page) for s in context],
                 # Model work since the previous observation, done in the background.
                 "model_calls": self._transcriber.model_calls - self._model_seen[0],
                 "model_seconds": self._transcriber.model_seconds - self._model_seen[1],
@@ -178,30 +184,31 @@ class AudioTranscript(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return obs, info
 
 
-def _as_dict(segment: TimedSegment, t0: float) -> dict[str, Any]:
+def _as_dict(segment: TimedSegment, page: PageTime) -> dict[str, Any]:
     return {
-        "start": round(segment.start - t0, 3),
-        "end": round(segment.end - t0, 3),
+        "start": round(page(segment.start), 3),
+        "end": round(page(segment.end), 3),
         "text": segment.text,
         "stable": segment.stable,
         "words": [
-            {"start": round(w.start - t0, 3), "end": round(w.end - t0, 3), "text": w.text.strip()}
+            {"start": round(page(w.start), 3), "end": round(page(w.end), 3), "text": w.text.strip()}
             for w in segment.words
         ],
     }
 
 
 def _format_recent(
-    segments: list[TimedSegment], t0: float, start: float, end: float, keyframes: np.ndarray
+    segments: list[TimedSegment], page: PageTime, start: float, end: float, keyframes: np.ndarray
 ) -> str:
+    """``start`` and ``end`` are page times; the segments' are wall times, ``page`` maps them."""
     lines = [
-        f"[RECENT AUDIO — last {end - start:.1f} seconds ({start - t0:.1f}s–{end - t0:.1f}s), "
+        f"[RECENT AUDIO — last {end - start:.1f} seconds ({start:.1f}s–{end:.1f}s), "
         "synced with visual]"
     ]
     if not segments:
         lines.append("  (no speech)")
     for seg in segments:
-        a, b = seg.start - t0, seg.end - t0
+        a, b = page(seg.start), page(seg.end)
         more = "" if seg.stable else "  (still speaking)"
         lines.append(f'({a:.1f}s–{b:.1f}s) "{seg.text}"{more}')
         if keyframes.size:
@@ -213,5 +220,5 @@ def _format_recent(
     return "\n".join(lines)
 
 
-def _format_context(segments: list[TimedSegment], t0: float) -> str:
-    return "\n".join(f"({seg.start - t0:.1f}s) {seg.text}" for seg in segments)
+def _format_context(segments: list[TimedSegment], page: PageTime) -> str:
+    return "\n".join(f"({page(seg.start):.1f}s) {seg.text}" for seg in segments)
