@@ -216,6 +216,31 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_collect(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynacu_gym.demos import DEMOS_FILE, write_demos
+    from dynacu_gym.evaluation import evaluate
+
+    out = Path(args.out)
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    lines = evaluate(
+        _agent_spec(args),
+        select_tasks(args.tasks),
+        modes,
+        out,
+        repeats=args.repeats,
+        workers=args.workers,
+        base_seed=args.seed,
+        traces=True,
+    )
+    solved = sum(line["success"] for line in lines)
+    episodes, steps = write_demos(out, successes_only=args.successes_only)
+    print(f"\n{len(lines)} episodes, {solved} solved; {steps} steps of {episodes} episodes in "
+          f"{out / DEMOS_FILE}")  # fmt: skip
+    return 0
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -333,6 +358,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--retry-infra", action="store_true",
                    help="run again episodes recorded as infrastructure failures")  # fmt: skip
     p.set_defaults(func=_cmd_eval)
+
+    p = sub.add_parser("collect", help="record episodes as chat turns for fine-tuning")
+    _add_agent_flags(p)
+    p.add_argument("--modes", default="aoi_full", help="comma-separated modes (default: aoi_full)")
+    p.add_argument("--tasks", help="comma-separated id patterns (default: all)")
+    p.add_argument("--repeats", type=int, default=1, help="episodes per task and mode")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (one sandbox each)")
+    p.add_argument("--out", required=True, help="output folder; a run there is resumed")
+    p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
+    p.add_argument("--successes-only", action="store_true",
+                   help="write only the episodes the agent solved")  # fmt: skip
+    p.set_defaults(func=_cmd_collect)
 
     p = sub.add_parser("report", help="tables, ablations and charts from episode lines")
     p.add_argument("dir", help="a folder of *.jsonl episode lines (or one file)")

@@ -174,7 +174,9 @@ def run_one(
             on_step=recorder.on_step if recorder else None,
         )
         if recorder is not None:
-            recorder.finish({"mode": spec.mode, "agent": agent.name, **outcome.to_dict()})
+            recorder.finish(
+                {"mode": spec.mode, "agent": agent.name, "repeat": spec.repeat, **outcome.to_dict()}
+            )
     finally:
         if own:
             env.close()

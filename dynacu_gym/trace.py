@@ -27,6 +27,7 @@ import numpy as np
 from dynacu_gym.imaging import save_png
 from dynacu_gym.perception.capture import RATE
 
+TRACE_FILE = "trace.jsonl"
 _INFO_KEYS = ("task_result", "last_action_error", "timings", "speech", "infra_error")
 
 
@@ -61,7 +62,7 @@ class TraceRecorder:
             (self.out / sub).mkdir(parents=True, exist_ok=True)
             for old in (self.out / sub).glob("*"):
                 old.unlink()
-        self._lines = (self.out / "trace.jsonl").open("w", encoding="utf-8")
+        self._lines = (self.out / TRACE_FILE).open("w", encoding="utf-8")
         self._wav: wave.Wave_write | None = None
         self._next_sample: int | None = None
         self.base.enable_speaker_capture()
