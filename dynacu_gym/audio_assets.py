@@ -4,17 +4,23 @@ Each spoken line of the script becomes ``audio/line-NN.ogg`` (Opus) in the task 
 plays it at the line's time. ``audio/manifest.json`` records the voice, the hash of everything
 that shaped the sound (words, speaker pitch and rate, voice) and each clip's duration. A script
 edited without re-rendering no longer matches its hash, and the env refuses to run the task.
+
+A task's other variants (``[[variants]]``; variant 0 is the committed one) say other words:
+their audio is rendered when a variant is first played and kept in the cache
+(:func:`dynacu_gym.paths.cache_root`), one folder per script hash.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from dynacu_gym.paths import cache_root
 from dynacu_gym.perception.tts import DEFAULT_VOICE, Voice, load_voice
 from dynacu_gym.tasks import Speaker, TaskFormatError, TaskSpec
 
@@ -44,9 +50,19 @@ def script_hash(task: TaskSpec, voice: str = DEFAULT_VOICE) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
+VARIANT_URL = "/variant-audio/"  # where the task server serves a variant's clips
+
+
+def audio_dir(task: TaskSpec) -> Path:
+    """Where the task's clips are: its folder's ``audio/`` for variant 0, else the cache."""
+    if task.variant == 0:
+        return task.root / AUDIO_DIR
+    return cache_root() / "audio" / f"{task.id}-{script_hash(task)[:16]}"
+
+
 def read_manifest(task: TaskSpec) -> dict[str, Any] | None:
     """The task's audio manifest, or None if it has none."""
-    path = task.root / AUDIO_DIR / MANIFEST
+    path = audio_dir(task) / MANIFEST
     if not path.is_file():
         return None
     return json.loads(path.read_text())
@@ -63,6 +79,12 @@ def audio_clips(task: TaskSpec) -> list[dict[str, Any]]:
         return []
     manifest = read_manifest(task)
     hint = f"run `dynacu render-audio {task.id}`"
+    if task.variant and (
+        manifest is None
+        or manifest.get("script_hash") != script_hash(task, manifest.get("voice", DEFAULT_VOICE))
+    ):
+        render_task_audio(task)  # a variant's words: rendered once, then kept in the cache
+        manifest = read_manifest(task)
     if manifest is None:
         raise AudioNotRendered(f"{task.root}: the script's audio is not rendered; {hint}")
     if manifest.get("script_hash") != script_hash(task, manifest.get("voice", DEFAULT_VOICE)):
@@ -70,10 +92,11 @@ def audio_clips(task: TaskSpec) -> list[dict[str, Any]]:
             f"{task.root}: the audio was rendered from a different script; {hint}"
         )
     clips = manifest["clips"]
+    base = VARIANT_URL if task.variant else f"/task/{AUDIO_DIR}/"
     return [
         {
             "t": line.t,
-            "src": f"/task/{AUDIO_DIR}/{clip['file']}",
+            "src": f"{base}{clip['file']}",
             "duration": clip["duration"],
             "speaker": line.speaker,
         }
@@ -91,7 +114,7 @@ def render_task_audio(task: TaskSpec, voice: Voice | None = None, force: bool = 
         RuntimeError: ffmpeg is missing or failed.
     """
     lines = spoken_lines(task)
-    out_dir = task.root / AUDIO_DIR
+    out_dir = audio_dir(task)
     voice_name = voice.name if voice else DEFAULT_VOICE
     current = read_manifest(task)
     if not lines:
@@ -105,6 +128,9 @@ def render_task_audio(task: TaskSpec, voice: Voice | None = None, force: bool = 
     voice = voice or load_voice()
     if out_dir.exists():
         shutil.rmtree(out_dir)
+    # Written beside, then moved into place: a half-rendered folder is never taken for done.
+    final, out_dir = out_dir, out_dir.with_name(out_dir.name + f".part-{os.getpid()}")
+    shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
     clips = []
     for k, (_, line) in enumerate(lines):
@@ -119,6 +145,10 @@ def render_task_audio(task: TaskSpec, voice: Voice | None = None, force: bool = 
         "clips": clips,
     }
     (out_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    try:
+        out_dir.rename(final)
+    except OSError:  # another process rendered the same variant meanwhile: keep theirs
+        shutil.rmtree(out_dir, ignore_errors=True)
     return True
 
 

@@ -29,7 +29,7 @@ from dynacu_gym.audio_assets import audio_clips
 from dynacu_gym.record import MAX_RECORD_CHARS, RecordParts, render_record
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.runtime.sandbox import Sandbox, SandboxConfig
-from dynacu_gym.tasks import TaskSpec, find_task
+from dynacu_gym.tasks import TaskSpec, find_task, load_task
 
 MAX_INSTRUCTION = 4096  # characters of the instruction observation
 MAX_ERROR = 2000  # characters of the last-action-error observation
@@ -102,6 +102,10 @@ class DynaCUEnv(gym.Env):
       bounds episodes for training, or ends a static page once there is nothing left to see.
     - ``clock``: ``"realtime"`` (default) or ``"paused"`` (see Time).
     - ``action_time_s``: in paused time, the page seconds an action other than ``wait`` takes.
+    - ``variety``: each ``reset(seed=k)`` plays one of the task's ``[[variants]]``, drawn from
+      the seed (other codes, numbers, names, sizes; the audio rendered for it and cached), so
+      that an agent in training cannot learn one instance by heart. Off (default): variant 0,
+      the benchmark's. ``info["variant"]`` says which.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -117,6 +121,7 @@ class DynaCUEnv(gym.Env):
         time_limit_s: float | None = None,
         clock: str = "realtime",
         action_time_s: float = 0.5,
+        variety: bool = False,
     ) -> None:
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"expected reward_mode in {REWARD_MODES}, got {reward_mode!r}")
@@ -138,6 +143,8 @@ class DynaCUEnv(gym.Env):
         elif not isinstance(task, TaskSpec):
             raise TypeError(f"expected a task id or TaskSpec, got {type(task).__name__}")
         audio_clips(task)  # fail now, not mid-episode, if the task's audio is missing or stale
+        if not isinstance(variety, bool):
+            raise TypeError(f"expected variety as True or False, got {variety!r}")
         if time_limit_s is not None:
             if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)):
                 raise TypeError(
@@ -149,6 +156,9 @@ class DynaCUEnv(gym.Env):
                 )
             task = replace(task, time_limit_s=float(time_limit_s))
         self.task = task
+        self.variety = variety
+        self._variants: dict[int, TaskSpec] = {task.variant: task}
+        self._time_limit_s = time_limit_s
         self.render_mode = render_mode
         self.sandbox_config = sandbox_config or SandboxConfig()
         self.ready_timeout_s = ready_timeout_s
@@ -200,6 +210,8 @@ class DynaCUEnv(gym.Env):
         super().reset(seed=seed)
         t_start = time.monotonic()
         page_seed = int(self.np_random.integers(0, 2**31 - 1))
+        if self.variety and self.task.variants > 1:
+            self.task = self._variant(int(self.np_random.integers(self.task.variants)))
         last_error: InfraError | None = None
         for _attempt in range(self.max_restarts + 1):
             try:
@@ -235,6 +247,7 @@ class DynaCUEnv(gym.Env):
             "checklist": dict(self._checks),
             "credit": 0.0,
             "page_seed": page_seed,
+            "variant": self.task.variant,
             "restarts": self._sandbox().restarts,
             "timings": {
                 "reset": t_loaded - t_start,
@@ -509,6 +522,16 @@ class DynaCUEnv(gym.Env):
                 browser.settle()
             else:
                 browser.evaluate(SETTLE_SCRIPT)
+
+    def _variant(self, number: int) -> TaskSpec:
+        """The task's variant ``number`` (with this env's time limit), its audio rendered."""
+        if number not in self._variants:
+            task = load_task(self.task.root, variant=number)
+            if self._time_limit_s is not None:
+                task = replace(task, time_limit_s=float(self._time_limit_s))
+            audio_clips(task)  # renders the variant's words the first time (then cached)
+            self._variants[number] = task
+        return self._variants[number]
 
     def _time_of(self, act: Action | None) -> float:
         """The page seconds a step takes in paused time."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -27,3 +28,14 @@ def tasks_root() -> Path:
 def envs_root() -> Path:
     """The ``envs/`` folder."""
     return data_root() / "envs"
+
+
+def cache_root() -> Path:
+    """Where rendered assets are kept between runs.
+
+    ``$DYNACU_CACHE``, else ``$XDG_CACHE_HOME/dynacu-gym`` (by default ``~/.cache/dynacu-gym``).
+    """
+    if os.environ.get("DYNACU_CACHE"):
+        return Path(os.environ["DYNACU_CACHE"])
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "dynacu-gym"

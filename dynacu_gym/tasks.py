@@ -191,6 +191,10 @@ class TaskSpec:
     listens: bool = False
     # Partial credit: criterion -> what it checks, marked by the page (empty: success alone).
     checklist: dict[str, str] = field(default_factory=dict)
+    # Which of the task's [[variants]] this is (0: the benchmark's), and how many it has. Out of
+    # the repr, which the audit hashes: variant 0 is the same task whether or not others exist.
+    variant: int = field(default=0, repr=False)
+    variants: int = field(default=1, repr=False)
 
     @property
     def gym_id(self) -> str:
@@ -331,12 +335,77 @@ class _Table:
         return extra
 
 
-def load_task(folder: str | Path) -> TaskSpec:
-    """Load and validate ``folder/task.toml``.
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _variants(path: Path, raw: dict[str, Any]) -> list[dict[str, str]]:
+    """The task's ``[[variants]]``: each a set of values for the same names.
+
+    A task without variants has one, with no names.
+    """
+    variants = raw.pop("variants", None)
+    if variants is None:
+        return [{}]
+    where = _Table(path, {}, "")
+    if not (isinstance(variants, list) and len(variants) >= 2):
+        where.fail("variants", "two or more [[variants]] tables", variants)
+    names: list[str] = []
+    found = []
+    for i, variant in enumerate(variants):
+        table = _Table(path, variant, f"variants #{i + 1}")
+        if not table.data:
+            table.fail(None, "a table of NAME = value", variant)
+        if i == 0:
+            names = sorted(table.data)
+        elif sorted(table.data) != names:
+            table.fail(
+                None, f"the names of the first variant ({', '.join(names)})", sorted(variant)
+            )
+        values = {}
+        for name in names:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                table.fail(name, "a name of letters, digits and _", name)
+            values[name] = table.get(
+                name, "a string or a number", lambda v: isinstance(v, (str, int, float))
+                and not isinstance(v, bool), convert=str,
+            )  # fmt: skip
+        found.append(values)
+    if len({tuple(sorted(v.items())) for v in found}) != len(found):
+        where.fail("variants", "variants that differ from each other", variants)
+    return found
+
+
+def _substitute(path: Path, value: Any, values: dict[str, str], used: set[str]) -> Any:
+    """``value`` with every ``${NAME}`` in its strings replaced by the variant's value."""
+    if isinstance(value, dict):
+        return {k: _substitute(path, v, values, used) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(path, v, values, used) for v in value]
+    if not isinstance(value, str) or "${" not in value:
+        return value
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            known = ", ".join(sorted(values)) or "none: the task has no [[variants]]"
+            raise TaskFormatError(f"{path}: ${{{name}}} names no variable (known: {known})")
+        used.add(name)
+        return values[name]
+
+    return VARIABLE.sub(fill, value)
+
+
+def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
+    """Load and validate ``folder/task.toml``, with variant number ``variant`` filled in.
+
+    A task may list ``[[variants]]``, each giving values to the same names; ``${NAME}`` in any
+    string of the file (config, script, answers, evidence, solution, instruction) stands for
+    the chosen variant's value. Variant 0 is the task as the benchmark plays it.
 
     Raises:
         TaskFormatError: the file is missing, is not TOML, or breaks the format; the message
             names the file, the field and what was expected.
+        ValueError: no such variant.
     """
     folder = Path(folder)
     path = folder / "task.toml"
@@ -346,6 +415,18 @@ def load_task(folder: str | Path) -> TaskSpec:
         raise TaskFormatError(f"{path}: no such task file") from e
     except tomllib.TOMLDecodeError as e:
         raise TaskFormatError(f"{path}: not valid TOML: {e}") from e
+    variants = _variants(path, raw)
+    if (
+        isinstance(variant, bool)
+        or not isinstance(variant, int)
+        or not 0 <= variant < len(variants)
+    ):
+        raise ValueError(f"{path}: expected a variant in 0..{len(variants) - 1}, got {variant!r}")
+    used: set[str] = set()
+    raw = _substitute(path, raw, variants[variant], used)
+    unused = sorted(set(variants[0]) - used)
+    if unused:
+        raise TaskFormatError(f"{path}: [[variants]] name {unused[0]!r}, which no ${{...}} uses")
 
     top = _Table(path, raw, "")
     task_id = top.get(
@@ -547,6 +628,8 @@ def load_task(folder: str | Path) -> TaskSpec:
         solution=tuple(solution),
         listens=listens,
         checklist=dict(checklist),
+        variant=variant,
+        variants=len(variants),
     )
 
 

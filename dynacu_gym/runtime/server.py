@@ -3,6 +3,7 @@
 Routes:
     GET  /task/<path>    a file of the current task's folder (never ``task.toml`` or dotfiles)
     GET  /shared/<path>  a file of ``tasks/_shared/`` (the page runtime, styles, apps)
+    GET  /variant-audio/<file>  a clip of the task's variant in play (rendered into the cache)
     GET  /api/episode    the episode as the page needs it: public config, the timeline of what
                          is shown, the audio clips to play, the seed, salted answer hashes
     POST /api/listen     audio the page recorded from its microphone (any format ffmpeg
@@ -26,7 +27,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from dynacu_gym.answers import answer_hash, normalize
-from dynacu_gym.audio_assets import audio_clips
+from dynacu_gym.audio_assets import VARIANT_URL, audio_clips, audio_dir
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import TaskSpec
 
@@ -165,6 +166,8 @@ class TaskServer:
             base, rel = episode.task.root, path[len("/task/") :]
         elif path.startswith("/shared/"):
             base, rel = tasks_root() / "_shared", path[len("/shared/") :]
+        elif path.startswith(VARIANT_URL) and episode is not None and episode.task.variant:
+            base, rel = audio_dir(episode.task), path[len(VARIANT_URL) :]
         else:
             return None
         parts = [p for p in rel.split("/") if p]
