@@ -24,6 +24,11 @@ def test_a_grid_of_clicks_waits_and_keys_become_one_discrete(probe_task):
     assert env.action(0) == {"type": "click", "x": 160, "y": 180}
     assert env.action(np.int64(7)) == {"type": "click", "x": 1120, "y": 540}
     assert [env.describe(i) for i in range(8, 12)] == ["wait 0.5", "wait 2", "key Space", "done"]
+    points = DiscreteActions(DynaCUEnv(probe_task), grid=(0, 0), points=[(351, 433)], waits=(0.25,))
+    assert points.actions == [
+        {"type": "click", "x": 351, "y": 433},
+        {"type": "wait", "seconds": 0.25},
+    ]
     for bad in (12, -1, 2.0, True, "3"):
         with pytest.raises(ValueError, match="expected an action index in 0..11"):
             env.action(bad)
@@ -37,6 +42,7 @@ def test_a_grid_of_clicks_waits_and_keys_become_one_discrete(probe_task):
         ({"waits": (0,)}, "expected each wait in \\(0, 30\\]"),
         ({"keys": ("Hyper+q",)}, "Hyper"),
         ({"grid": (0, 0), "waits": ()}, "expected at least one action"),
+        ({"points": [(1280, 5)]}, "expected each point as \\(x, y\\) pixels within 1280x720"),
     ],
 )
 def test_a_bad_action_adapter_is_refused(probe_task, options, message):

@@ -43,13 +43,14 @@ _WORD = re.compile(r"[a-z0-9']+")
 class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     """The action space as one ``Discrete``: each index is one fixed action.
 
-    Indexes run through the clicks first (row by row, each at its cell's centre), then the
-    waits, then the keys, then ``done`` if asked for. :meth:`describe` gives an index's action
-    as text.
+    Indexes run through the clicks first (the grid row by row, each at its cell's centre, then
+    the points), then the waits, then the keys, then ``done`` if asked for. :meth:`describe`
+    gives an index's action as text.
 
     Args:
         env: a DynaCU env (any wrapper of one).
-        grid: (columns, rows) of the click grid over the 1280x720 screen; (0, 0) for no clicks.
+        grid: (columns, rows) of the click grid over the 1280x720 screen; (0, 0) for none.
+        points: more clicks, at these (x, y) screen pixels (a game's buttons, say).
         waits: seconds of each wait action.
         keys: key combinations to press (Playwright names, e.g. ``"Space"``, ``"Control+a"``).
         done: add the ``done`` action (the agent ends the episode; the page's verdict stands).
@@ -59,12 +60,13 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         self,
         env: gym.Env,
         grid: tuple[int, int] = (8, 6),
+        points: Sequence[tuple[int, int]] = (),
         waits: Sequence[float] = (1.0,),
         keys: Sequence[str] = (),
         done: bool = False,
     ) -> None:
         gym.utils.RecordConstructorArgs.__init__(
-            self, grid=grid, waits=tuple(waits), keys=tuple(keys), done=done
+            self, grid=grid, points=tuple(points), waits=tuple(waits), keys=tuple(keys), done=done
         )
         gym.ActionWrapper.__init__(self, env)
         if not (
@@ -87,6 +89,19 @@ class DiscreteActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             for r in range(rows)
             for c in range(columns)
         ]
+        for point in points:
+            if not (
+                isinstance(point, (tuple, list))
+                and len(point) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in point)
+                and 0 <= point[0] < SCREEN_WIDTH
+                and 0 <= point[1] < SCREEN_HEIGHT
+            ):
+                raise ValueError(
+                    f"expected each point as (x, y) pixels within {SCREEN_WIDTH}x{SCREEN_HEIGHT}, "
+                    f"got {point!r}"
+                )
+            self.actions.append({"type": "click", "x": point[0], "y": point[1]})
         for seconds in waits:
             if not isinstance(seconds, (int, float)) or not 0 < seconds <= MAX_WAIT_S:
                 raise ValueError(f"expected each wait in (0, {MAX_WAIT_S:g}] s, got {seconds!r}")

@@ -10,6 +10,10 @@
  * depends on the seed only, never on play. Moving and transient things (targets, lit pads,
  * flashed numbers, falling words, fruit, cars, notes) are in the DOM only while on screen.
  *
+ * Partial credit: a task's [checklist] may name `score_1` .. `score_N` (N = goal): each holds
+ * once the score has reached it, so the credit is the share of the goal reached (a dense reward
+ * for training with reward_mode="checklist").
+ *
  * window.game (privileged; for scripted solutions and tests, never shown) holds the game's
  * state: `kind`, `phase`, `score`, and `plan`, what a perfect player would do now:
  * `plan.wait` (seconds until the next thing to act on; 0: act now), and, as the kind needs,
@@ -277,6 +281,7 @@
   function setScore(n) {
     S.score = n;
     document.getElementById("gm-score").textContent = n + " / " + goal();
+    for (let i = 1; i <= n; i++) S.ctx.check("score_" + i);  // criteria the task's checklist has
   }
 
   function burst(x, y, text, cls) {
