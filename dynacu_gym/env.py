@@ -84,11 +84,12 @@ class DynaCUEnv(gym.Env):
     ## Time
     ``clock="realtime"`` (default, the benchmark's): the page runs on the wall clock, also while
     the agent thinks. ``clock="paused"``: between steps the page's timers, clock, animations and
-    sound stand still, and a step lets exactly its time pass: a ``wait``'s seconds, or
-    ``action_time_s`` for any other action. Episodes then do not depend on how long the agent
-    takes, replay the same from the same seed and actions, and run faster than real time where
-    nothing needs the wall clock: a silent page (no sound played or heard) in a mode without
-    keyframes. Otherwise the step's time passes at the wall clock's pace.
+    sound stand still, and a step lets exactly its time pass: a ``wait``'s seconds, a
+    ``speak``'s until the words are said and the page has heard the silence after them, none
+    for ``done``, and ``action_time_s`` for any other action. Episodes then do not depend on
+    how long the agent takes, replay the same from the same seed and actions, and run faster
+    than real time where nothing needs the wall clock: a silent page (no sound played or
+    heard) in a mode without keyframes. Otherwise the step's time passes at the wall clock's pace.
 
     ## Arguments
     - ``task``: a task id such as ``"A1"`` or a loaded :class:`TaskSpec`.
@@ -142,7 +143,8 @@ class DynaCUEnv(gym.Env):
             task = find_task(task)
         elif not isinstance(task, TaskSpec):
             raise TypeError(f"expected a task id or TaskSpec, got {type(task).__name__}")
-        audio_clips(task)  # fail now, not mid-episode, if the task's audio is missing or stale
+        # Fail now, not mid-episode, if the task's audio is missing or stale.
+        self._sounds = bool(audio_clips(task))  # a page that plays sound needs the wall clock
         if not isinstance(variety, bool):
             raise TypeError(f"expected variety as True or False, got {variety!r}")
         if time_limit_s is not None:
@@ -166,7 +168,6 @@ class DynaCUEnv(gym.Env):
         self.reward_mode = reward_mode
         self.clock = clock
         self.action_time_s = float(action_time_s)
-        self._sounds = bool(audio_clips(task))  # a page that plays sound needs the wall clock
         self._wall_clock_needs: set[str] = set()  # wrappers whose channels need it too
         # Paused time: the page seconds passed, and (wall start, wall end, page start, page end)
         # of each stretch in which they passed.
