@@ -37,7 +37,7 @@ def test_paused_time_replays_the_same_whatever_the_agent_takes(make_env):
     to it); what the page shows is the same.
     """
     quick = _play(make_env("D6", clock="paused"), think_s=0.0)
-    slow = _play(make_env("D6", clock="paused"), think_s=1.5)
+    slow = _play(make_env("D6", clock="paused"), think_s=1.0)
     times = [0.0, 3.0, 3.5, 8.0, 8.5, 14.5, 20.5, 22.7]
     for (result_a, t_a, shot_a), (result_b, t_b, shot_b), t in zip(quick, slow, times, strict=True):
         assert (result_a, t_a) == (result_b, t_b) == ("pending", pytest.approx(t))

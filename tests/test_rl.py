@@ -82,6 +82,7 @@ def test_stable_baselines3_accepts_the_adapted_env_and_ppo_runs_on_it():
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_the_dict_adapter_carries_keyframes_time_and_heard_words():
     base = gym.make("DynaCU-A5-v0", mode="aoi_full", clock="paused", max_keyframes=3)
     env = ImageObservation(DiscreteActions(base, keys=("Space",)), extras=True, text_features=64)
