@@ -335,10 +335,10 @@ class _Table:
         return extra
 
 
-VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:number)?\}")
 
 
-def _variants(path: Path, raw: dict[str, Any]) -> list[dict[str, str]]:
+def _variants(path: Path, raw: dict[str, Any]) -> list[dict[str, Any]]:
     """The task's ``[[variants]]``: each a set of values for the same names.
 
     A task without variants has one, with no names.
@@ -367,7 +367,7 @@ def _variants(path: Path, raw: dict[str, Any]) -> list[dict[str, str]]:
                 table.fail(name, "a name of letters, digits and _", name)
             values[name] = table.get(
                 name, "a string or a number", lambda v: isinstance(v, (str, int, float))
-                and not isinstance(v, bool), convert=str,
+                and not isinstance(v, bool),
             )  # fmt: skip
         found.append(values)
     if len({tuple(sorted(v.items())) for v in found}) != len(found):
@@ -375,8 +375,13 @@ def _variants(path: Path, raw: dict[str, Any]) -> list[dict[str, str]]:
     return found
 
 
-def _substitute(path: Path, value: Any, values: dict[str, str], used: set[str]) -> Any:
-    """``value`` with every ``${NAME}`` in its strings replaced by the variant's value."""
+def _substitute(path: Path, value: Any, values: dict[str, Any], used: set[str]) -> Any:
+    """``value`` with every ``${NAME}`` in its strings replaced by the variant's value.
+
+    ``"${NAME:number}"``, a whole string, is the variant's value as a number (``price =
+    "${price:number}"`` with ``price = 96`` is the number 96): for config the page computes
+    with.
+    """
     if isinstance(value, dict):
         return {k: _substitute(path, v, values, used) for k, v in value.items()}
     if isinstance(value, list):
@@ -384,13 +389,26 @@ def _substitute(path: Path, value: Any, values: dict[str, str], used: set[str]) 
     if not isinstance(value, str) or "${" not in value:
         return value
 
-    def fill(match: re.Match[str]) -> str:
-        name = match.group(1)
+    def lookup(name: str) -> Any:
         if name not in values:
             known = ", ".join(sorted(values)) or "none: the task has no [[variants]]"
             raise TaskFormatError(f"{path}: ${{{name}}} names no variable (known: {known})")
         used.add(name)
         return values[name]
+
+    whole = VARIABLE.fullmatch(value)
+    if whole and whole.group(2):
+        number = lookup(whole.group(1))
+        if not isinstance(number, (int, float)):
+            raise TaskFormatError(
+                f"{path}: {value} needs a number in every variant, got {number!r}"
+            )
+        return number
+
+    def fill(match: re.Match[str]) -> str:
+        if match.group(2):
+            raise TaskFormatError(f"{path}: {match.group(0)} must be a whole string: {value!r}")
+        return str(lookup(match.group(1)))
 
     return VARIABLE.sub(fill, value)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -14,7 +15,14 @@ from dynacu_gym.answers import mentions, normalize
 from dynacu_gym.audio_assets import audio_dir
 from dynacu_gym.env import make_env
 from dynacu_gym.episode import run_episode
-from dynacu_gym.tasks import TaskFormatError, catalogue_order, find_task, load_task, task_folders
+from dynacu_gym.tasks import (
+    TaskFormatError,
+    _substitute,
+    catalogue_order,
+    find_task,
+    load_task,
+    task_folders,
+)
 
 VARIED = sorted((t for t in task_folders() if find_task(t).variants > 1), key=catalogue_order)
 
@@ -82,6 +90,20 @@ def _write(tmp_path, body: str):
 def test_a_bad_variant_table_is_named(tmp_path, body, message):
     with pytest.raises(TaskFormatError, match=message):
         load_task(_write(tmp_path, body))
+
+
+def test_a_whole_number_reference_is_a_number():
+    path = Path("task.toml")
+    config = {"price": "${price:number}", "lines": ["Now ${price} dollars"], "keep": 3}
+    assert _substitute(path, config, {"price": 96}, set()) == {
+        "price": 96,
+        "lines": ["Now 96 dollars"],
+        "keep": 3,
+    }
+    with pytest.raises(TaskFormatError, match="must be a whole string"):
+        _substitute(path, "Now ${price:number}", {"price": 96}, set())
+    with pytest.raises(TaskFormatError, match="needs a number in every variant"):
+        _substitute(path, "${price:number}", {"price": "cheap"}, set())
 
 
 def test_a_good_variant_table_fills_every_string(tmp_path):
