@@ -24,6 +24,7 @@ from dynacu_gym.tasks import (
     task_folders,
 )
 
+PROBE = Path(__file__).parent / "fixtures" / "tasks" / "F" / "90-input-probe"
 VARIED = sorted((t for t in task_folders() if find_task(t).variants > 1), key=catalogue_order)
 
 
@@ -41,9 +42,10 @@ def test_every_variant_loads_with_its_own_answers(task_id):
         assert len(set(values)) == len(values), f"{name}: variants share an answer: {values}"
     for v in variants:
         for name, spec in v.answers.items():
-            # Every accepted form is the one answer; no near miss is it.
+            # No near miss reads as an accepted form ("Error E-4173" may be accepted beside
+            # "E-4173": the page hashes each form).
             accepted = {normalize(spec.kind, form) for form in spec.accept}
-            assert len(accepted) == 1 and None not in accepted, (v.variant, name, accepted)
+            assert None not in accepted, (v.variant, name, spec.accept)
             rejected = {normalize(spec.kind, form) for form in spec.reject}
             assert not accepted & rejected, (v.variant, name, spec.reject)
     with pytest.raises(ValueError, match=f"expected a variant in 0..{task.variants - 1}"):
@@ -68,9 +70,8 @@ def test_each_variant_is_solved_by_its_scripted_solution(task_id, variant):
 
 def _write(tmp_path, body: str):
     folder = tmp_path / "F" / "91-variant"
-    folder.mkdir(parents=True)
-    shutil.copy(find_task("F1").root / "task.toml", folder / "task.toml")
-    text = (folder / "task.toml").read_text().replace('id = "F1"', 'id = "F91"')
+    shutil.copytree(PROBE, folder)
+    text = (folder / "task.toml").read_text().replace('id = "F90"', 'id = "F91"')
     (folder / "task.toml").write_text(text.replace('title = "', 'title = "${word} ', 1) + body)
     return folder
 
