@@ -190,6 +190,17 @@ def _add_agent_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--image-width", type=int, help="llm: downscale images to this width")
 
 
+def _add_run_flags(p: argparse.ArgumentParser) -> None:
+    """The agent, and which episodes it plays where: for ``eval`` and ``collect``."""
+    _add_agent_flags(p)
+    p.add_argument("--modes", default="aoi_full", help="comma-separated modes (default: aoi_full)")
+    p.add_argument("--tasks", help="comma-separated id patterns (default: all)")
+    p.add_argument("--repeats", type=int, default=1, help="episodes per task and mode")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (one sandbox each)")
+    p.add_argument("--out", required=True, help="output folder; a run there is resumed")
+    p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -348,25 +359,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_snapshot)
 
     p = sub.add_parser("eval", help="evaluate an agent; one JSON line per episode")
-    _add_agent_flags(p)
-    p.add_argument("--modes", default="aoi_full", help="comma-separated modes (default: aoi_full)")
-    p.add_argument("--tasks", help="comma-separated id patterns (default: all)")
-    p.add_argument("--repeats", type=int, default=1, help="episodes per task and mode")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (one sandbox each)")
-    p.add_argument("--out", required=True, help="output folder; a run there is resumed")
-    p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
+    _add_run_flags(p)
     p.add_argument("--retry-infra", action="store_true",
                    help="run again episodes recorded as infrastructure failures")  # fmt: skip
     p.set_defaults(func=_cmd_eval)
 
     p = sub.add_parser("collect", help="record episodes as chat turns for fine-tuning")
-    _add_agent_flags(p)
-    p.add_argument("--modes", default="aoi_full", help="comma-separated modes (default: aoi_full)")
-    p.add_argument("--tasks", help="comma-separated id patterns (default: all)")
-    p.add_argument("--repeats", type=int, default=1, help="episodes per task and mode")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (one sandbox each)")
-    p.add_argument("--out", required=True, help="output folder; a run there is resumed")
-    p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
+    _add_run_flags(p)
     p.add_argument("--successes-only", action="store_true",
                    help="write only the episodes the agent solved")  # fmt: skip
     p.set_defaults(func=_cmd_collect)
