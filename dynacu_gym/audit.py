@@ -89,6 +89,7 @@ from dynacu_gym.evaluation import (
 )
 from dynacu_gym.modes import MODE_CHANNELS, MODES
 from dynacu_gym.tasks import Evidence, TaskSpec, catalogue_order, find_task, task_folders
+from dynacu_gym.trace import TRACE_FILE
 
 AUDIO_MODES = tuple(m for m in MODES if "transcript" in MODE_CHANNELS[m])
 KEYFRAME_MODES = tuple(m for m in MODES if "keyframes" in MODE_CHANNELS[m])
@@ -375,7 +376,7 @@ def read_trace(folder: Path) -> Observed:
     typed: list[tuple[float, str]] = []
     acted: list[tuple[int, float]] = []
     asr_calls = 0
-    lines = (folder / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (folder / TRACE_FILE).read_text(encoding="utf-8").splitlines()
     began = 0.0  # when the step's action began: the previous step's end
     for raw in lines:
         line = json.loads(raw)
@@ -691,7 +692,7 @@ def run_audit(
     def trace(folder: str, task: str, mode: str, agent: AgentSpec) -> Observed | None:
         spec = EpisodeSpec(task, mode, 0, episode_seed(task, 0, base_seed))
         path = trace_dir(out / folder, spec, agent)
-        return read_trace(path) if (path / "trace.jsonl").is_file() else None
+        return read_trace(path) if (path / TRACE_FILE).is_file() else None
 
     for task in specs:
         observed = {m: trace("perceive", task.id, m, watcher) for m in MODES}
