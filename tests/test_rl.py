@@ -102,6 +102,9 @@ def test_the_dict_adapter_carries_keyframes_time_and_heard_words():
 
 @pytest.mark.browser
 def test_an_async_vector_env_runs_each_env_in_its_own_sandbox_and_closes_clean():
+    # Earlier tests may have left long-lived helpers of their own (a multiprocessing resource
+    # tracker, a session fixture's sandbox); only what this vector env starts must end with it.
+    before = descendants()
     envs = gym.make_vec(
         "DynaCU-J1-v0",
         num_envs=2,
@@ -112,14 +115,8 @@ def test_an_async_vector_env_runs_each_env_in_its_own_sandbox_and_closes_clean()
     try:
         obs, infos = envs.reset(seed=[1, 2])
         assert obs.shape == (2, 72, 128, 3)
-        displays = []
-        for pid in descendants():
-            try:
-                program = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
-            except OSError:
-                continue
-            if program.endswith(b"Xvfb"):
-                displays.append(pid)
+        started = descendants() - before
+        displays = [pid for pid in started if program(pid).endswith("Xvfb")]
         assert len(displays) == 2, displays  # a display (and browser, audio) per env
         for _ in range(4):
             obs, rewards, terminated, truncated, infos = envs.step(envs.action_space.sample())
@@ -127,6 +124,15 @@ def test_an_async_vector_env_runs_each_env_in_its_own_sandbox_and_closes_clean()
     finally:
         envs.close()
     deadline = time.monotonic() + 10
-    while descendants() and time.monotonic() < deadline:
+    while descendants() - before and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not descendants(), "a process outlived the vector env"
+    left = {pid: program(pid) for pid in descendants() - before}
+    assert not left, f"processes outlived the vector env: {left}"
+
+
+def program(pid: int) -> str:
+    """The program a process runs, or "" once it has gone."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
+    except OSError:
+        return ""
