@@ -7,6 +7,8 @@ SYSTEM_PACKAGES := chromium xvfb pulseaudio pulseaudio-utils ffmpeg fonts-dejavu
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_TASKS ?= A1,C1,E1,F1,H1,J1
 PYTEST_ARGS ?=
+# The default suite prints its slowest tests, so its time (kept well under 30 min) stays visible.
+DURATIONS := --durations=25
 
 .PHONY: setup system python demo test test-all lint bench clean
 
@@ -41,7 +43,7 @@ lint: python
 	$(PY) -m mypy dynacu_gym dynacu_agents
 
 test: setup lint
-	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow" $(DURATIONS) $(PYTEST_ARGS)
 
 # Everything, every task end to end. The default suite runs alone first, then the other slow
 # tests; then each task's own episodes (real time, mostly waiting on the page) run TASK_JOBS
@@ -51,7 +53,7 @@ test: setup lint
 TASK_JOBS ?= 3
 TASK_TESTS := tests/test_solutions.py tests/test_check_env.py
 test-all: setup lint
-	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow" $(DURATIONS) $(PYTEST_ARGS)
 	$(PY) -m pytest -m slow $(foreach t,$(TASK_TESTS),--ignore=$(t)) $(PYTEST_ARGS)
 	$(PY) -m pytest -m "slow and not speaks" -n $(TASK_JOBS) $(TASK_TESTS) $(PYTEST_ARGS)
 	$(PY) -m pytest -m "slow and speaks" $(TASK_TESTS) $(PYTEST_ARGS)

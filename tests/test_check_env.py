@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
-from tasks_sample import ALL_TASKS, task_params
+from tasks_sample import ALL_TASKS, CHANNEL_SAMPLE, task_params
 
 import dynacu_gym
 from dynacu_gym.modes import ModeUnavailableError
@@ -21,7 +21,7 @@ def test_every_task_is_registered():
     assert spec.max_episode_steps and spec.nondeterministic
 
 
-@pytest.mark.parametrize("task_id", task_params(REGISTERED))
+@pytest.mark.parametrize("task_id", task_params(REGISTERED, sample=CHANNEL_SAMPLE))
 def test_check_env(task_id):
     env = gym.make(f"DynaCU-{task_id}-v0")
     try:

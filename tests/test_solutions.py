@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import gymnasium as gym
 import pytest
-from tasks_sample import ALL_TASKS, mode_available, solution_mode, task_params
+from tasks_sample import (
+    ALL_TASKS,
+    CHANNEL_SAMPLE,
+    mode_available,
+    solution_mode,
+    task_params,
+)
 
 import dynacu_gym  # noqa: F401 - registers the envs
 from dynacu_agents import NullAgent, OracleAgent
@@ -31,7 +37,9 @@ def test_scripted_solution_succeeds(task_id):
     assert outcome.reward == 1.0 and not outcome.errors
 
 
-@pytest.mark.parametrize("task_id", task_params(WITH_ANSWERS, plays_solution=True))
+@pytest.mark.parametrize(
+    "task_id", task_params(WITH_ANSWERS, plays_solution=True, sample=CHANNEL_SAMPLE)
+)
 def test_near_miss_answer_is_the_named_failure(task_id):
     task = find_task(task_id)
     near = {name: spec.reject[0] for name, spec in task.answers.items()}
