@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dynacu_gym.audit import STEP_S
+from dynacu_gym.modes import CLOCKS
 from dynacu_gym.tasks import CATEGORIES, TaskFormatError, catalogue_order, find_task, task_folders
 
 
@@ -199,6 +200,22 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=1, help="worker processes (one sandbox each)")
     p.add_argument("--out", required=True, help="output folder; a run there is resumed")
     p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
+    p.add_argument("--clock", choices=CLOCKS, default="realtime",
+                   help="paused: the page's time stands still between steps (default: realtime, "
+                   "the benchmark's)")  # fmt: skip
+    p.add_argument("--variety", action="store_true",
+                   help="each seed plays one of the task's variants (default: variant 0, the "
+                   "benchmark's)")  # fmt: skip
+
+
+def _env_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The env keyword arguments of ``--clock`` and ``--variety``, where they are not defaults."""
+    options: dict[str, Any] = {}
+    if args.clock != "realtime":
+        options["clock"] = args.clock
+    if args.variety:
+        options["variety"] = True
+    return options
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -216,6 +233,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         workers=args.workers,
         base_seed=args.seed,
         retry_infra=args.retry_infra,
+        env_options=_env_options(args),
     )
     print(f"\n{len(lines)} episodes in {Path(args.out) / 'episodes.jsonl'}\n")
     try:
@@ -244,6 +262,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         workers=args.workers,
         base_seed=args.seed,
         traces=True,
+        env_options=_env_options(args),
     )
     solved = sum(line["success"] for line in lines)
     episodes, steps = write_demos(out, successes_only=args.successes_only)

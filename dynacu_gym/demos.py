@@ -12,7 +12,8 @@ with the images as files::
                                      {"type": "image", "text": null}, ...]},
         {"role": "assistant", "content": [{"type": "text", "text": "click 640 300  # ..."}]}],
      "images": ["traces/A5-aoi_full-oracle-0/screens/0002.png", ...],
-     "task": "A5", "mode": "aoi_full", "agent": "oracle", "repeat": 0, "seed": 123, "step": 3,
+     "task": "A5", "mode": "aoi_full", "agent": "oracle", "repeat": 0, "seed": 123,
+     "variant": 0, "clock": "realtime", "step": 3,
      "outcome": {"result": "success", "success": true, "credit": 1.0, "steps": 7}}
 
 The user turn is what the LLM agent (:class:`dynacu_agents.llm.LLMAgent`) sends for that
@@ -21,7 +22,9 @@ Each ``{"type": "image"}`` part stands for the next path in ``images`` (relative
 as the common vision fine-tuning stacks expect. Every part has both keys, so the lines load as
 one table: ``datasets.load_dataset("json", data_files="DIR/demos.jsonl")``. The assistant turn
 is the action as text with the agent's narration; steps whose action was invalid (an agent
-mistake) are left out. ``successes_only`` keeps the episodes that succeeded.
+mistake) are left out. ``successes_only`` keeps the episodes that succeeded. ``variant`` says
+which of the task's variants played (``dynacu collect --variety`` draws one per seed), and
+``clock`` how the page's time passed.
 """
 
 from __future__ import annotations
@@ -90,6 +93,8 @@ def episode_demos(trace: Path, root: Path, system: str) -> list[dict[str, Any]]:
                 "agent": episode["agent"],
                 "repeat": int(episode.get("repeat", 0)),
                 "seed": episode.get("seed"),
+                "variant": int(episode.get("variant", 0)),
+                "clock": episode.get("clock", "realtime"),
                 "step": int(step["step"]),
                 "outcome": outcome,
             }

@@ -26,6 +26,7 @@ from dynacu_gym.actions import (
     validate_action,
 )
 from dynacu_gym.audio_assets import audio_clips
+from dynacu_gym.modes import CLOCKS
 from dynacu_gym.record import MAX_RECORD_CHARS, RecordParts, render_record
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.runtime.sandbox import Sandbox, SandboxConfig
@@ -42,7 +43,6 @@ RESULT_SCRIPT = (
     "() => [window.getTaskResult(), window.getTaskChecklist ? window.getTaskChecklist() : null]"
 )
 REWARD_MODES = ("binary", "checklist")
-CLOCKS = ("realtime", "paused")
 
 
 class DynaCUEnv(gym.Env):

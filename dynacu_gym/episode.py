@@ -34,6 +34,8 @@ class EpisodeResult:
             keyframes, ASR, TTS), from ``info["timings"]``.
         tokens: model tokens the agent reported (``input``, ``output``).
         llm_calls: model calls the agent reported.
+        clock: how the page's time passed: ``"realtime"`` (the benchmark's) or ``"paused"``.
+        variant: which of the task's variants played (0, the benchmark's, without variety).
     """
 
     task: str
@@ -51,6 +53,8 @@ class EpisodeResult:
     perception_seconds: dict[str, float] = field(default_factory=dict)
     tokens: dict[str, int] = field(default_factory=lambda: {"input": 0, "output": 0})
     llm_calls: int = 0
+    clock: str = "realtime"
+    variant: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -108,7 +112,8 @@ def run_episode(
         result = "infra_error"
     elif truncated and result == "pending":  # the step limit came before the page decided
         result = "step_limit"
-    task = env.unwrapped.task  # type: ignore[attr-defined]  # a DynaCUEnv underneath
+    base = env.unwrapped  # a DynaCUEnv underneath
+    task = base.task  # type: ignore[attr-defined]
     return EpisodeResult(
         task=task.id,
         seed=seed,
@@ -125,4 +130,6 @@ def run_episode(
         perception_seconds={k: round(v, 4) for k, v in perception.items()},
         tokens=tokens,
         llm_calls=calls,
+        clock=base.clock,  # type: ignore[attr-defined]
+        variant=task.variant,
     )

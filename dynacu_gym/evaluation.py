@@ -196,10 +196,29 @@ def run_one(
         infra_error=outcome.infra_error,
         attempts=1,
         agent_errors=len(outcome.errors),
+        clock=outcome.clock,
+        variety=bool(getattr(env.unwrapped, "variety", False)),
+        variant=outcome.variant,
     )
 
 
-def _infra_line(spec: EpisodeSpec, agent: AgentSpec, error: str, attempts: int) -> dict[str, Any]:
+def run_setting(env_options: dict[str, Any] | None) -> dict[str, Any]:
+    """What an episode line records of how its envs ran: ``clock`` and ``variety``.
+
+    A run's lines share one setting; it is not the benchmark's unless it is
+    ``{"clock": "realtime", "variety": False}`` (what lines without these keys ran on).
+    """
+    options = env_options or {}
+    return {"clock": options.get("clock", "realtime"), "variety": bool(options.get("variety"))}
+
+
+def _infra_line(
+    spec: EpisodeSpec,
+    agent: AgentSpec,
+    error: str,
+    attempts: int,
+    env_options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     return _line(
         spec,
         agent,
@@ -216,6 +235,8 @@ def _infra_line(spec: EpisodeSpec, agent: AgentSpec, error: str, attempts: int) 
         infra_error=error,
         attempts=attempts,
         agent_errors=0,
+        **run_setting(env_options),
+        variant=None,  # the page never ran
     )
 
 
@@ -336,8 +357,12 @@ def evaluate(
         on_line: called with each new line (the CLI's progress bar uses its own).
         traces: save every episode's trace (records, screenshots, keyframes, speaker audio)
             under ``out/traces/`` (see :func:`trace_dir`).
-        env_options: keyword arguments of every env (e.g. ``{"max_keyframes": 8}``; see
-            :func:`dynacu_gym.env.make_env`).
+        env_options: keyword arguments of every env (e.g. ``{"max_keyframes": 8}``,
+            ``{"clock": "paused"}``; see :func:`dynacu_gym.env.make_env`).
+
+    Raises:
+        ValueError: a bad mode, task, agent or worker count; or ``out`` holds episodes run on
+            another clock or variety setting (:func:`run_setting`), which a resume would mix.
     """
     from dynacu_gym.modes import check_mode
     from dynacu_gym.tasks import find_task
@@ -354,6 +379,14 @@ def evaluate(
     path = out / EPISODES_FILE
     plan = plan_episodes(tasks, modes, repeats, base_seed)
     existing = {episode_key(line): line for line in read_lines(path)}
+    setting = run_setting(env_options)
+    for line in existing.values():
+        held = {key: line.get(key, value) for key, value in run_setting(None).items()}
+        if held != setting:
+            raise ValueError(
+                f"{path} holds episodes run with {_describe(held)}; this run asks for "
+                f"{_describe(setting)}: give it another output folder"
+            )
 
     def key_of(spec: EpisodeSpec) -> tuple[Any, ...]:
         return (spec.task, spec.mode, agent.name, agent.model, spec.repeat)
@@ -379,6 +412,10 @@ def evaluate(
         if todo:
             _run_workers(todo, agent, workers, record, out if traces else None, env_options or {})
     return [existing[key_of(spec)] for spec in plan if key_of(spec) in existing]
+
+
+def _describe(setting: dict[str, Any]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in setting.items())
 
 
 def _run_workers(
@@ -412,7 +449,7 @@ def _run_workers(
         if attempts[index] < 2:
             submit(index)
             return False
-        record(_infra_line(todo[index], agent, error, attempts[index]))
+        record(_infra_line(todo[index], agent, error, attempts[index], env_options))
         return True
 
     for index in range(len(todo)):

@@ -20,6 +20,8 @@ import importlib
 import gymnasium as gym
 
 MODES = ("standard", "aoi_visual", "aoi_audio", "aoi_full", "aoi_interactive")
+# How a page's time passes (see DynaCUEnv): the benchmark's wall clock, or paused between steps.
+CLOCKS = ("realtime", "paused")
 
 # The channels each mode stacks, in wrapping order.
 MODE_CHANNELS: dict[str, tuple[str, ...]] = {

@@ -32,7 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dynacu_gym.modes import MODES
+from dynacu_gym.modes import CLOCKS, MODES
 from dynacu_gym.tasks import CATEGORIES, TIERS
 
 CONTROL_CATEGORY = "S"  # the static controls
@@ -137,11 +137,27 @@ def _check_episode(obj: Any, where: str) -> dict[str, Any]:
     for key, (check, expected) in _FIELDS.items():
         if not check(obj[key]):
             raise ValueError(f"{where}: {key!r}: expected {expected}, got {obj[key]!r}")
-    # Checklist credit: lines written before it existed count success as full credit.
+    # Keys later lines added; a line written before them ran what they default to (the
+    # benchmark's setting: real time, variant 0).
     credit = obj.setdefault("credit", 1.0 if obj["success"] else 0.0)
     if not (_is_number(credit) and 0 <= credit <= 1):
         raise ValueError(f"{where}: 'credit': expected a number from 0 to 1, got {credit!r}")
+    for key, default, check, expected in _LATER_FIELDS:
+        if not check(obj.setdefault(key, default)):
+            raise ValueError(f"{where}: {key!r}: expected {expected}, got {obj[key]!r}")
     return obj
+
+
+_LATER_FIELDS: tuple[tuple[str, Any, Callable[[Any], bool], str], ...] = (
+    ("clock", "realtime", lambda v: v in CLOCKS, f"one of {CLOCKS}"),
+    ("variety", False, lambda v: isinstance(v, bool), "true or false"),
+    ("variant", 0, lambda v: v is None or (_is_int(v) and v >= 0), "an integer >= 0 or null"),
+)
+
+
+def off_benchmark(episode: dict[str, Any]) -> bool:
+    """Whether an episode ran off the benchmark's setting (paused time or seeded variety)."""
+    return episode.get("clock", "realtime") != "realtime" or bool(episode.get("variety"))
 
 
 def load_episodes(path: str | Path) -> list[dict[str, Any]]:
@@ -651,6 +667,14 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
 
     infra = [ep for ep in episodes if is_infra_failure(ep)]
     out += [f"Episodes: {len(episodes)} (infra failures: {len(infra)})", ""]
+    off = [ep for ep in episodes if off_benchmark(ep)]
+    if off:
+        settings = sorted({f"clock={ep['clock']}, variety={ep['variety']}" for ep in off})
+        out += [
+            f"Not the benchmark's setting: {len(off)} episodes ran with "
+            f"{'; '.join(settings)} (the benchmark runs in real time, on variant 0).",
+            "",
+        ]
     per_agent: dict[tuple[str, str | None], list[int]] = {}
     for ep in episodes:
         cell = per_agent.setdefault((ep["agent"], ep["model"]), [0, 0])

@@ -77,7 +77,40 @@ def test_unknown_agents_and_modes_are_clear_errors(tmp_path):
     assert main(["eval", "--agent", "llm", "--tasks", "A1", "--out", str(tmp_path)]) == 2
 
 
+def test_a_run_does_not_resume_into_episodes_of_another_clock_or_variety(tmp_path):
+    line = {"task": "F1", "mode": "standard", "agent": "oracle", "model": None, "repeat": 0}
+    (tmp_path / "episodes.jsonl").write_text(json.dumps(line) + "\n")  # the benchmark's setting
+    for options, asked in [
+        ({"clock": "paused"}, "clock=paused, variety=False"),
+        ({"variety": True}, "clock=realtime, variety=True"),
+    ]:
+        with pytest.raises(
+            ValueError,
+            match=f"run with clock=realtime, variety=False; this run "
+            f"asks for {asked}: give it another output folder",
+        ):
+            evaluate(AgentSpec("oracle"), ["F1"], ["standard"], tmp_path, env_options=options)
+    assert main(["eval", "--tasks", "F1", "--modes", "standard", "--clock", "paused",
+                 "--out", str(tmp_path)]) == 2  # fmt: skip
+
+
 # ---- real episodes ---------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_eval_on_paused_time_with_variety_records_both_and_the_variant(tmp_path, capsys):
+    argv = ["eval", "--agent", "oracle", "--tasks", "F1", "--modes", "standard", "--repeats", "3",
+            "--clock", "paused", "--variety", "--out", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 0
+    assert "Not the benchmark's setting: 3 episodes ran with clock=paused, variety=True" in (
+        capsys.readouterr().out
+    )
+    lines = read_lines(tmp_path / "episodes.jsonl")
+    assert [line["result"] for line in lines] == ["success"] * 3
+    assert {(line["clock"], line["variety"]) for line in lines} == {("paused", True)}
+    # The three seeds drew their variants from F1's three (this base seed draws two of them).
+    assert {line["variant"] for line in lines} <= {0, 1, 2}
+    assert len({line["variant"] for line in lines}) > 1
 
 
 @pytest.mark.browser

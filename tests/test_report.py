@@ -110,6 +110,8 @@ def test_later_file_wins_even_when_its_line_is_first(tmp_path):
         ("STEPS\n", r"run\.jsonl:2: 'steps': expected an integer >= 0, got 'ten'"),
         ("MODE\n", r"run\.jsonl:2: 'mode': expected one of \('standard'"),
         ("SUCCESS\n", r"run\.jsonl:2: 'success': expected true or false, got 1"),
+        ("CLOCK\n", r"run\.jsonl:2: 'clock': expected one of \('realtime', 'paused'\)"),
+        ("VARIANT\n", r"run\.jsonl:2: 'variant': expected an integer >= 0 or null, got -1"),
     ],
 )
 def test_a_malformed_line_names_file_line_and_what_was_expected(tmp_path, text, expected):
@@ -120,12 +122,33 @@ def test_a_malformed_line_names_file_line_and_what_was_expected(tmp_path, text, 
         "STEPS": json.dumps(_line(steps="ten")),
         "MODE": json.dumps(_line(mode="aoi_smell")),
         "SUCCESS": json.dumps(_line(success=1)),
+        "CLOCK": json.dumps(_line(clock="fast")),
+        "VARIANT": json.dumps(_line(variant=-1)),
     }
     path = tmp_path / "run.jsonl"
     path.write_text(json.dumps(_line()) + "\n" + bad.get(text.strip(), text.strip()) + "\n")
     with pytest.raises(ValueError, match=expected) as info:
         load_episodes(tmp_path)
     assert str(path) in str(info.value)
+
+
+def test_lines_off_the_benchmarks_setting_are_named_apart(tmp_path):
+    # Lines from before the clock and variety existed ran the benchmark's setting.
+    (old,) = load_episodes_of(tmp_path, _line())
+    assert (old["clock"], old["variety"], old["variant"]) == ("realtime", False, 0)
+    assert "Not the benchmark's setting" not in render_markdown([old])
+    paused = _line(task="A4", clock="paused", variety=True, variant=2)
+    text = render_markdown(load_episodes_of(tmp_path, _line(), paused))
+    assert (
+        "Not the benchmark's setting: 1 episodes ran with clock=paused, variety=True "
+        "(the benchmark runs in real time, on variant 0)." in text
+    )
+
+
+def load_episodes_of(folder: Path, *lines: dict) -> list[dict]:
+    path = folder / "lines.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return load_episodes(path)
 
 
 def test_a_directory_without_episode_files_is_an_error(tmp_path):
