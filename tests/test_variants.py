@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import dynacu_gym  # noqa: F401 - registers the envs
 from dynacu_agents.oracle import OracleAgent
 from dynacu_gym import parse_action
 from dynacu_gym.answers import mentions, normalize
-from dynacu_gym.audio_assets import audio_dir
+from dynacu_gym.audio_assets import audio_clips, audio_dir, spoken_lines
 from dynacu_gym.env import make_env
 from dynacu_gym.episode import run_episode
 from dynacu_gym.tasks import (
@@ -66,6 +67,38 @@ def test_each_variant_is_solved_by_its_scripted_solution(task_id, variant):
     finally:
         env.close()
     assert outcome.success, outcome
+
+
+def _overruns(task) -> dict[tuple[float, float], float]:
+    """How far each spoken line runs past the start of the next one the page plays after it
+    (lines with the same trigger; lines at the same time are alternatives), in seconds."""
+    lanes: dict[str, list[tuple[float, float]]] = {}
+    for (_, line), clip in zip(spoken_lines(task), audio_clips(task), strict=True):
+        trigger = repr(sorted((k, v) for k, v in line.extra.items() if k in ("on", "if")))
+        lanes.setdefault(trigger, []).append((line.t, clip["duration"]))
+    out = {}
+    for lane in lanes.values():
+        lane.sort()
+        for (t, duration), (t_next, _) in itertools.pairwise(lane):
+            if t_next > t:
+                out[(t, t_next)] = round(max(0.0, t + duration - t_next), 2)
+    return out
+
+
+SPOKEN_VARIANTS = [
+    (t, k) for t in VARIED if spoken_lines(find_task(t)) for k in range(1, find_task(t).variants)
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("task_id", "variant"), SPOKEN_VARIANTS)
+def test_a_variants_voice_keeps_to_the_timeline(task_id, variant):
+    """A variant's words take their own time to say (rendered with piper): none may run into
+    the next line further than the benchmark's variant does (0.3 s of slack)."""
+    base = _overruns(find_task(task_id))
+    varied = _overruns(load_task(find_task(task_id).root, variant))
+    late = {pair: (varied[pair], base[pair]) for pair in base if varied[pair] > base[pair] + 0.3}
+    assert not late, f"(line, next line): (overrun, the benchmark's): {late}"
 
 
 def _write(tmp_path, body: str):
