@@ -268,10 +268,31 @@ def _ocr_at(image: Path, scale: int) -> str:
 
 
 def ocr_all(images: Iterable[Path], workers: int) -> None:
-    """Read ``images`` ahead, ``workers`` at a time, into their caches."""
-    todo = [p for p in images if not all(_ocr_cache(p, s).is_file() for s in OCR_SCALES)]
+    """Read ``images`` ahead, ``workers`` at a time, into their caches.
+
+    An image identical to another (the same screen in two modes, a page that did not change
+    between two steps: a third of a category's frames) is read once; its copies get its text.
+    """
+    read: dict[str, Path] = {}  # image content -> the image whose text stands for it
+    copies: list[tuple[Path, str]] = []
+    for image in images:
+        digest = hashlib.sha256(image.read_bytes()).hexdigest()
+        cached = all(_ocr_cache(image, s).is_file() for s in OCR_SCALES)
+        if digest not in read or (cached and not _is_read(read[digest])):
+            read[digest] = image
+        if not cached:
+            copies.append((image, digest))
     with ThreadPoolExecutor(max(1, workers)) as pool:
-        list(pool.map(ocr, todo))
+        list(pool.map(ocr, [p for p in read.values() if not _is_read(p)]))
+    for image, digest in copies:
+        if image != read[digest]:
+            for scale in OCR_SCALES:
+                text = _ocr_cache(read[digest], scale).read_text(encoding="utf-8")
+                _ocr_cache(image, scale).write_text(text, encoding="utf-8")
+
+
+def _is_read(image: Path) -> bool:
+    return all(_ocr_cache(image, s).is_file() for s in OCR_SCALES)
 
 
 @dataclass(frozen=True)

@@ -419,6 +419,22 @@ def test_ocr_reads_a_chart_label_that_enlarging_loses(tmp_path):
     assert not key_found("5.7", (tmp_path / "screen.ocr2.txt").read_text())
 
 
+def test_identical_frames_are_read_once(tmp_path, monkeypatch):
+    fixture = Path(__file__).parent / "fixtures" / "screens"
+    frames = [tmp_path / f"{k}.png" for k in range(4)]
+    for frame, name in zip(frames, ["podcast-caption", "lecture-chart"] * 2, strict=True):
+        shutil.copy(fixture / f"{name}.png", frame)
+    runs = []
+    real = audit.tesseract
+    monkeypatch.setattr(audit, "tesseract", lambda: runs.append(1) or real())
+    audit.ocr_all(frames[:1], workers=2)  # one read before: its copy is not read again
+    assert len(runs) == len(audit.OCR_SCALES)
+    audit.ocr_all(frames, workers=2)
+    assert len(runs) == 2 * len(audit.OCR_SCALES)  # the chart, once
+    assert [audit.ocr(f) for f in frames[2:]] == [audit.ocr(f) for f in frames[:2]]
+    assert len(runs) == 2 * len(audit.OCR_SCALES)  # every copy has its text cached
+
+
 def test_without_tesseract_the_audit_stops_before_any_episode(tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(AuditError, match="tesseract-ocr"):
