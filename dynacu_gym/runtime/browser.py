@@ -418,7 +418,11 @@ class Browser:
         def hold() -> None:
             context = self._context
             context.add_init_script(CLOCK_INIT_SCRIPT)
-            context.clock.install(time=PAUSED_EPOCH_MS)
+            # The installed clock runs until it is paused, and pause_at refuses a time it has
+            # passed: installed at the epoch itself, a loaded machine failed the pause now and
+            # then ("Cannot fast-forward to the past"). Installed an hour before, it only runs
+            # on to the epoch, before any task page loads.
+            context.clock.install(time=PAUSED_EPOCH_MS - 3_600_000)
             context.clock.pause_at(PAUSED_EPOCH_MS)
             self._cdp = context.new_cdp_session(self._page)
             self._cdp.send("Animation.enable")
