@@ -60,6 +60,25 @@ def test_a_step_lets_exactly_its_time_pass(make_env):
     assert env.episode_time(time.monotonic()) == pytest.approx(2.85)
 
 
+def test_the_clock_holds_on_a_machine_slow_between_install_and_pause(make_env, monkeypatch):
+    """Playwright's installed clock runs until paused, and pausing at a time it has passed
+    fails ("Cannot fast-forward to the past"): on a loaded machine it had, now and then."""
+    from playwright.sync_api._generated import Clock  # the class of context.clock (not exported)
+
+    install = Clock.install
+
+    def slow_install(self, **kwargs):
+        install(self, **kwargs)
+        time.sleep(0.5)  # the machine is busy before the next call
+
+    monkeypatch.setattr(Clock, "install", slow_install)
+    env = make_env("S1", clock="paused")
+    obs, _ = env.reset(seed=0)
+    assert float(obs["elapsed"]) == 0.0
+    obs, *_ = env.step(parse_action("wait 1.5"))
+    assert float(obs["elapsed"]) == pytest.approx(1.5)
+
+
 def test_a_time_limit_runs_out_on_the_page_clock(make_env):
     env = make_env("S1", clock="paused", time_limit_s=20)
     env.reset(seed=0)
