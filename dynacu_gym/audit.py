@@ -273,11 +273,14 @@ def ocr_all(images: Iterable[Path], workers: int) -> None:
     An image identical to another (the same screen in two modes, a page that did not change
     between two steps: a third of a category's frames) is read once; its copies get its text.
     """
+    images = list(images)
+    if all(_is_read(image) for image in images):
+        return  # a resumed judgement: nothing to hash
     read: dict[str, Path] = {}  # image content -> the image whose text stands for it
     copies: list[tuple[Path, str]] = []
     for image in images:
         digest = hashlib.sha256(image.read_bytes()).hexdigest()
-        cached = all(_ocr_cache(image, s).is_file() for s in OCR_SCALES)
+        cached = _is_read(image)
         if digest not in read or (cached and not _is_read(read[digest])):
             read[digest] = image
         if not cached:

@@ -35,6 +35,7 @@ class EpisodeResult:
         tokens: model tokens the agent reported (``input``, ``output``).
         llm_calls: model calls the agent reported.
         clock: how the page's time passed: ``"realtime"`` (the benchmark's) or ``"paused"``.
+        variety: whether each reset drew one of the task's variants.
         variant: which of the task's variants played (0, the benchmark's, without variety).
     """
 
@@ -54,6 +55,7 @@ class EpisodeResult:
     tokens: dict[str, int] = field(default_factory=lambda: {"input": 0, "output": 0})
     llm_calls: int = 0
     clock: str = "realtime"
+    variety: bool = False
     variant: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,5 +133,6 @@ def run_episode(
         tokens=tokens,
         llm_calls=calls,
         clock=base.clock,  # type: ignore[attr-defined]
+        variety=base.variety,  # type: ignore[attr-defined]
         variant=task.variant,
     )

@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from dynacu_gym.report import episode_key
+from dynacu_gym.report import episode_key, setting_of
 
 EPISODES_FILE = "episodes.jsonl"
 BUILTIN_AGENTS = ("null", "random", "oracle", "nearmiss", "watcher", "llm")
@@ -197,19 +197,9 @@ def run_one(
         attempts=1,
         agent_errors=len(outcome.errors),
         clock=outcome.clock,
-        variety=bool(getattr(env.unwrapped, "variety", False)),
+        variety=outcome.variety,
         variant=outcome.variant,
     )
-
-
-def run_setting(env_options: dict[str, Any] | None) -> dict[str, Any]:
-    """What an episode line records of how its envs ran: ``clock`` and ``variety``.
-
-    A run's lines share one setting; it is not the benchmark's unless it is
-    ``{"clock": "realtime", "variety": False}`` (what lines without these keys ran on).
-    """
-    options = env_options or {}
-    return {"clock": options.get("clock", "realtime"), "variety": bool(options.get("variety"))}
 
 
 def _infra_line(
@@ -235,7 +225,7 @@ def _infra_line(
         infra_error=error,
         attempts=attempts,
         agent_errors=0,
-        **run_setting(env_options),
+        **setting_of(env_options or {}),
         variant=None,  # the page never ran
     )
 
@@ -362,7 +352,8 @@ def evaluate(
 
     Raises:
         ValueError: a bad mode, task, agent or worker count; or ``out`` holds episodes run on
-            another clock or variety setting (:func:`run_setting`), which a resume would mix.
+            another clock or variety setting (:func:`~dynacu_gym.report.setting_of`), which a
+            resume would mix.
     """
     from dynacu_gym.modes import check_mode
     from dynacu_gym.tasks import find_task
@@ -379,10 +370,9 @@ def evaluate(
     path = out / EPISODES_FILE
     plan = plan_episodes(tasks, modes, repeats, base_seed)
     existing = {episode_key(line): line for line in read_lines(path)}
-    setting = run_setting(env_options)
+    setting = setting_of(env_options or {})
     for line in existing.values():
-        held = {key: line.get(key, value) for key, value in run_setting(None).items()}
-        if held != setting:
+        if (held := setting_of(line)) != setting:
             raise ValueError(
                 f"{path} holds episodes run with {_describe(held)}; this run asks for "
                 f"{_describe(setting)}: give it another output folder"

@@ -148,16 +148,27 @@ def _check_episode(obj: Any, where: str) -> dict[str, Any]:
     return obj
 
 
+# How the benchmark's episodes run: in real time, on each task's variant 0.
+BENCHMARK_SETTING: dict[str, Any] = {"clock": "realtime", "variety": False}
+
 _LATER_FIELDS: tuple[tuple[str, Any, Callable[[Any], bool], str], ...] = (
-    ("clock", "realtime", lambda v: v in CLOCKS, f"one of {CLOCKS}"),
-    ("variety", False, lambda v: isinstance(v, bool), "true or false"),
+    ("clock", BENCHMARK_SETTING["clock"], lambda v: v in CLOCKS, f"one of {CLOCKS}"),
+    ("variety", BENCHMARK_SETTING["variety"], lambda v: isinstance(v, bool), "true or false"),
     ("variant", 0, lambda v: v is None or (_is_int(v) and v >= 0), "an integer >= 0 or null"),
 )
 
 
+def setting_of(record: dict[str, Any]) -> dict[str, Any]:
+    """The ``clock`` and ``variety`` of an episode line or of a run's env options.
+
+    What is not said is the benchmark's, as in lines written before these keys existed.
+    """
+    return {key: record.get(key, value) for key, value in BENCHMARK_SETTING.items()}
+
+
 def off_benchmark(episode: dict[str, Any]) -> bool:
     """Whether an episode ran off the benchmark's setting (paused time or seeded variety)."""
-    return episode.get("clock", "realtime") != "realtime" or bool(episode.get("variety"))
+    return setting_of(episode) != BENCHMARK_SETTING
 
 
 def load_episodes(path: str | Path) -> list[dict[str, Any]]:
