@@ -3,11 +3,12 @@
 A capture thread grabs the env's X display at ``fps`` (straight from Xvfb, ~3 ms a frame, with
 no load on the browser) and passes each frame through gates:
 
-1. **Pixel gate.** The frame's gate view (every 4th pixel of every 4th row, green channel: a
-   320x180 image) is compared with the view of the last keyframe. If less than
+1. **Pixel gate.** The frame's gate view (the mean colour of each 4x4 block of pixels: a
+   320x180 RGB image) is compared with the view of the last keyframe. If less than
    ``change_threshold`` (1%) of the screen changed, the frame is skipped. The screen is counted
-   in 16x16-pixel cells, a cell changed when any of its sampled pixels moved by more than
-   ``pixel_delta`` levels (see :func:`changed_fraction`). This costs well under a millisecond.
+   in 16x16-pixel cells, a cell changed when any channel of any of its view pixels moved by
+   more than ``pixel_delta`` levels (see :func:`changed_fraction`). This costs a few
+   milliseconds a frame, most of it the block means.
 2. **CLIP gate** (optional, :mod:`dynacu_gym.perception.clip_gate`). A frame that passed the
    pixel gate is embedded on a worker thread, off the capture loop; if its cosine distance to
    the last keyframe's embedding is below the gate's threshold it is suppressed.
@@ -43,36 +44,65 @@ from dynacu_gym.runtime.process import InfraError
 if TYPE_CHECKING:
     from dynacu_gym.perception.clip_gate import ClipGate
 
-GATE_STRIDE = 4  # the gate view takes every 4th pixel of every 4th row
-GATE_CHANNEL = 1  # green: most of luminance, one byte per pixel
-# Gate-view pixels per side of a change-counting cell: 16 screen pixels; 4 booleans are a uint32.
+GATE_BLOCK = 4  # a gate-view pixel is the mean of a 4x4 block of screen pixels (a shift by 4)
+# Gate-view pixels per side of a change-counting cell: 16 screen pixels. A cell's row is 4
+# pixels of 3 channels: 12 booleans, three uint32s.
 CELL = 4
 MAX_FPS = 30.0
 CLIP_PENDING_MAX = 8  # frames waiting for the CLIP gate before it is bypassed (fail open)
 
 
 def gate_view(frame: np.ndarray) -> np.ndarray:
-    """The small single-channel view the gates compare: (H/4, W/4) uint8, contiguous."""
-    return np.ascontiguousarray(frame[::GATE_STRIDE, ::GATE_STRIDE, GATE_CHANNEL])
+    """The small view the gates compare: (H/4, W/4, C) uint8, each pixel a 4x4 block's mean.
+
+    Block means rather than every 4th pixel, and every channel rather than one: sampling
+    misses most of a line of thin text, and a single channel misses a change of hue at equal
+    brightness (a pale blue card turned pale pink). Both are how one product, slide or row
+    replaces another on a page, and a view blind to them judged two different pages of a slider
+    the same. Frame sides not a multiple of 4 lose their last pixels.
+    """
+    if frame.ndim == 2:
+        frame = frame[:, :, None]
+    h = frame.shape[0] // GATE_BLOCK * GATE_BLOCK
+    w = frame.shape[1] // GATE_BLOCK * GATE_BLOCK
+    frame = frame[:h, :w]
+    rows = frame[0::GATE_BLOCK].astype(np.uint16)  # sums of 16 bytes fit 12 bits
+    for dy in range(1, GATE_BLOCK):
+        rows += frame[dy::GATE_BLOCK]
+    blocks = rows.reshape(h // GATE_BLOCK, w // GATE_BLOCK, GATE_BLOCK, frame.shape[2])
+    total = blocks[:, :, 0] + blocks[:, :, 1]
+    for dx in range(2, GATE_BLOCK):
+        total += blocks[:, :, dx]
+    total >>= 4  # / 16, the block's pixels
+    return total.astype(np.uint8)
 
 
 def changed_fraction(a: np.ndarray, b: np.ndarray, pixel_delta: int = 10) -> float:
     """Fraction of the screen that differs between two gate views, counted in cells.
 
-    A cell is 4x4 view pixels (16x16 screen pixels); it counts as changed when any of its
-    pixels moved by more than ``pixel_delta`` levels. Counting pixels instead would weigh a
-    new line of text (thin strokes, the facts most tasks hide) at a fraction of its area, below
-    the gate, while a cell count sees the line it occupies.
+    A cell is 4x4 view pixels (16x16 screen pixels); it counts as changed when any channel of
+    any of its pixels moved by more than ``pixel_delta`` levels. Counting pixels instead would
+    weigh a new line of text (thin strokes, the facts most tasks hide) at a fraction of its
+    area, below the gate, while a cell count sees the line it occupies.
     """
     diff = np.maximum(a, b)
     diff -= np.minimum(a, b)
+    if diff.ndim == 2:
+        diff = diff[:, :, None]
     h, w = (diff.shape[0] // CELL) * CELL, (diff.shape[1] // CELL) * CELL
     if h == 0 or w == 0:
-        return float(np.count_nonzero(diff > pixel_delta)) / max(diff.size, 1)
-    changed = np.ascontiguousarray(diff[:h, :w] > pixel_delta)
-    # Four booleans side by side read as one uint32: nonzero when any of them is set.
-    rows = changed.view(np.uint32).reshape(h // CELL, CELL, w // CELL).any(axis=1)
-    return float(np.count_nonzero(rows)) / rows.size
+        moved = (diff > pixel_delta).any(axis=2)
+        return float(np.count_nonzero(moved)) / max(moved.size, 1)
+    channels = diff.shape[2]
+    changed = np.ascontiguousarray(diff[:h, :w] > pixel_delta).reshape(h, w * channels)
+    # A cell's row is CELL * channels booleans side by side: read four at a time as uint32s,
+    # nonzero when any of them is set (CELL is 4, so a cell's row is whole uint32s).
+    words = changed.view(np.uint32).reshape(h // CELL, CELL, w // CELL, channels * CELL // 4)
+    rows = words[:, :, :, 0].copy()  # OR-ing word by word is ~5x faster than any(axis=3)
+    for j in range(1, words.shape[3]):
+        rows |= words[:, :, :, j]
+    cells = rows.any(axis=1)
+    return float(np.count_nonzero(cells)) / cells.size
 
 
 @dataclass(frozen=True)
