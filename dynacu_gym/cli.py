@@ -5,7 +5,8 @@ dynacu solve --tasks 'A*,B1'        run scripted solutions through the env; resu
 dynacu render-audio [IDS...]        render tasks' spoken lines with piper (skips current)
 dynacu snapshot ID --at 1,5 --out D  screenshots of a task page at those seconds
 dynacu eval --agent A --modes M --tasks T --repeats R --workers W --out DIR
-                                    evaluate an agent; one JSON line per episode; resumable
+                                    evaluate an agent; one JSON line per episode; resumable;
+                                    --backend ray runs the episodes on a Ray cluster
 dynacu report DIR                   tables, ablations (McNemar) and charts from episode lines
 dynacu run ID --agent A --mode M --record DIR
                                     one episode, with its whole trace saved
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dynacu_gym.audit import STEP_S
+from dynacu_gym.evaluation import BACKENDS
 from dynacu_gym.modes import CLOCKS
 from dynacu_gym.tasks import CATEGORIES, TaskFormatError, catalogue_order, find_task, task_folders
 
@@ -206,6 +208,12 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variety", action="store_true",
                    help="each seed plays one of the task's variants (default: variant 0, the "
                    "benchmark's)")  # fmt: skip
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local: worker processes here (default); ray: actors on a Ray "
+                   "cluster")  # fmt: skip
+    p.add_argument("--ray-address",
+                   help="ray: the cluster to join, HOST:PORT or 'auto' (default: start one "
+                   "here)")  # fmt: skip
 
 
 def _env_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -234,6 +242,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         base_seed=args.seed,
         retry_infra=args.retry_infra,
         env_options=_env_options(args),
+        backend=args.backend,
+        ray_address=args.ray_address,
     )
     print(f"\n{len(lines)} episodes in {Path(args.out) / 'episodes.jsonl'}\n")
     try:
@@ -263,6 +273,8 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         base_seed=args.seed,
         traces=True,
         env_options=_env_options(args),
+        backend=args.backend,
+        ray_address=args.ray_address,
     )
     solved = sum(line["success"] for line in lines)
     episodes, steps = write_demos(out, successes_only=args.successes_only)

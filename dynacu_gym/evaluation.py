@@ -37,6 +37,7 @@ from dynacu_gym.report import episode_key, setting_of
 EPISODES_FILE = "episodes.jsonl"
 BUILTIN_AGENTS = ("null", "random", "oracle", "nearmiss", "watcher", "llm")
 TRACES_DIR = "traces"
+BACKENDS = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,47 @@ def _line(spec: EpisodeSpec, agent: AgentSpec, **outcome: Any) -> dict[str, Any]
     }
 
 
+class EpisodeHost:
+    """Plays episodes one after another on this process's sandbox.
+
+    The env of a (task, mode) is kept for the next episode of the same pair. An episode that
+    raises is reported, not raised, and its env is closed (it may be wedged) so the next one
+    starts afresh. The local backend's worker processes and the Ray backend's actors each hold
+    one.
+    """
+
+    def __init__(self, agent: AgentSpec, traces: Path | None, env_options: dict[str, Any]) -> None:
+        self.agent = agent
+        self.traces = traces
+        self.env_options = env_options
+        self._env: Any = None
+        self._key: tuple[str, str] | None = None
+
+    def run(self, spec: EpisodeSpec) -> tuple[str, Any]:
+        """``("done", line)``, or ``("error", what went wrong)`` when the episode raised."""
+        import gymnasium as gym
+
+        import dynacu_gym  # noqa: F401 - registers the envs
+
+        try:
+            if self._key != (spec.task, spec.mode):
+                self.close()
+                self._env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **self.env_options)
+                self._key = (spec.task, spec.mode)
+            trace = trace_dir(self.traces, spec, self.agent) if self.traces is not None else None
+            return "done", run_one(spec, self.agent, self._env, trace)
+        except Exception as e:  # noqa: BLE001 - reported to the scheduler, which retries it
+            tail = traceback.format_exc(limit=3).strip().splitlines()[-1]
+            self.close()
+            return "error", f"{type(e).__name__}: {e} ({tail})"
+
+    def close(self) -> None:
+        """Close the env held, if any."""
+        env, self._env, self._key = self._env, None, None
+        if env is not None:
+            env.close()
+
+
 def _worker(
     jobs: Any,
     results: Any,
@@ -256,37 +298,68 @@ def _worker(
     traces: Path | None,
     env_options: dict[str, Any],
 ) -> None:
-    """A worker process: run episodes from ``jobs``, reusing one env per (task, mode)."""
+    """A worker process: run episodes from ``jobs`` on one :class:`EpisodeHost`."""
     # Its own process group: if it dies, the parent stops the sandbox processes it leaves.
     os.setsid()
-    import gymnasium as gym
-
-    import dynacu_gym  # noqa: F401 - registers the envs
-
-    env, env_key = None, None
+    host = EpisodeHost(agent, traces, env_options)
     try:
         while (item := jobs.get()) is not None:
             index, spec = item
             results.put(("started", index, os.getpid()))
-            try:
-                if env_key != (spec.task, spec.mode):
-                    if env is not None:
-                        env.close()
-                    env, env_key = None, None
-                    env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **env_options)
-                    env_key = (spec.task, spec.mode)
-                trace = trace_dir(traces, spec, agent) if traces is not None else None
-                line = run_one(spec, agent, env, trace)
-                results.put(("done", index, line))
-            except Exception as e:  # noqa: BLE001 - sent to the parent, which retries it
-                tail = traceback.format_exc(limit=3).strip().splitlines()[-1]
-                results.put(("error", index, f"{type(e).__name__}: {e} ({tail})"))
-                if env is not None:  # the env may be wedged: start the next episode afresh
-                    env.close()
-                env, env_key = None, None
+            kind, payload = host.run(spec)
+            results.put((kind, index, payload))
     finally:
-        if env is not None:
-            env.close()
+        host.close()
+
+
+class Attempts:
+    """The retry rule of every backend: an episode runs at most twice.
+
+    A second run follows a crash of its worker, an exception out of the episode, or an episode
+    that ended on an infrastructure fault; the second failure is recorded as an infra line.
+
+    Args:
+        todo: the episodes to run.
+        agent: their agent.
+        record: called with each finished line.
+        send: queues an episode (its index in ``todo``) to be run.
+        env_options: the envs' options (an infra line records their setting).
+    """
+
+    def __init__(
+        self,
+        todo: list[EpisodeSpec],
+        agent: AgentSpec,
+        record: Callable[[dict[str, Any]], None],
+        send: Callable[[int], None],
+        env_options: dict[str, Any],
+    ) -> None:
+        self.todo, self.agent, self.record, self.send = todo, agent, record, send
+        self.env_options = env_options
+        self.count = dict.fromkeys(range(len(todo)), 0)
+        self.remaining = len(todo)
+
+    def submit(self, index: int) -> None:
+        self.count[index] += 1
+        self.send(index)
+
+    def failed(self, index: int, error: str) -> None:
+        """The episode's run crashed or raised: run it again, or record the infra failure."""
+        if self.count[index] < 2:
+            self.submit(index)
+            return
+        line = _infra_line(self.todo[index], self.agent, error, self.count[index], self.env_options)
+        self.record(line)
+        self.remaining -= 1
+
+    def finished(self, index: int, line: dict[str, Any]) -> None:
+        """The episode ran to its end: record it, or run it again after an infra fault."""
+        if line["infra_error"] and self.count[index] < 2:
+            self.submit(index)
+            return
+        line["attempts"] = self.count[index]
+        self.record(line)
+        self.remaining -= 1
 
 
 class _Progress:
@@ -332,6 +405,8 @@ def evaluate(
     on_line: Callable[[dict[str, Any]], None] | None = None,
     traces: bool = False,
     env_options: dict[str, Any] | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run every episode of the plan not yet in ``out`` and return all of this plan's lines.
 
@@ -341,7 +416,8 @@ def evaluate(
         modes: modes (each checked before anything runs).
         out: the output directory; ``episodes.jsonl`` in it is appended to.
         repeats: episodes per (task, mode).
-        workers: worker processes, each with its own sandbox.
+        workers: worker processes (Ray actors with the ``ray`` backend), each with its own
+            sandbox.
         base_seed: varies every episode's seed.
         retry_infra: run again the episodes recorded as infrastructure failures.
         on_line: called with each new line (the CLI's progress bar uses its own).
@@ -349,11 +425,15 @@ def evaluate(
             under ``out/traces/`` (see :func:`trace_dir`).
         env_options: keyword arguments of every env (e.g. ``{"max_keyframes": 8}``,
             ``{"clock": "paused"}``; see :func:`dynacu_gym.env.make_env`).
+        backend: ``local`` (worker processes on this machine) or ``ray`` (actors on a Ray
+            cluster; see :mod:`dynacu_gym.distributed`).
+        ray_address: the Ray cluster to join (``HOST:PORT``, or ``auto`` for the one this
+            machine belongs to); by default a local one is started for the run.
 
     Raises:
-        ValueError: a bad mode, task, agent or worker count; or ``out`` holds episodes run on
-            another clock or variety setting (:func:`~dynacu_gym.report.setting_of`), which a
-            resume would mix.
+        ValueError: a bad mode, task, agent, worker count or backend; or ``out`` holds
+            episodes run on another clock or variety setting
+            (:func:`~dynacu_gym.report.setting_of`), which a resume would mix.
     """
     from dynacu_gym.modes import check_mode
     from dynacu_gym.tasks import find_task
@@ -364,6 +444,10 @@ def evaluate(
         find_task(task)
     if workers < 1:
         raise ValueError(f"expected workers >= 1, got {workers}")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if ray_address is not None and backend != "ray":
+        raise ValueError("ray_address is for the ray backend (backend='ray')")
     if agent.name not in BUILTIN_AGENTS and ":" not in agent.name:
         make_agent(agent, None)  # raises the clear error before any worker starts
     out.mkdir(parents=True, exist_ok=True)
@@ -399,7 +483,14 @@ def evaluate(
             if on_line is not None:
                 on_line(line)
 
-        if todo:
+        if todo and backend == "ray":
+            from dynacu_gym.distributed import run_on_ray
+
+            run_on_ray(
+                todo, agent, workers, record, out if traces else None, env_options or {},
+                ray_address,
+            )  # fmt: skip
+        elif todo:
             _run_workers(todo, agent, workers, record, out if traces else None, env_options or {})
     return [existing[key_of(spec)] for spec in plan if key_of(spec) in existing]
 
@@ -420,7 +511,7 @@ def _run_workers(
     ctx = mp.get_context("spawn")  # no inherited threads, browsers or locks
     jobs: Any = ctx.Queue()
     results: Any = ctx.Queue()
-    attempts = dict.fromkeys(range(len(todo)), 0)
+    attempts = Attempts(todo, agent, record, lambda i: jobs.put((i, todo[i])), env_options or {})
     running: dict[int, int] = {}  # pid -> index of the episode it holds
     procs: list[Any] = []
 
@@ -430,26 +521,13 @@ def _run_workers(
         proc.start()
         procs.append(proc)
 
-    def submit(index: int) -> None:
-        attempts[index] += 1
-        jobs.put((index, todo[index]))
-
-    def failed(index: int, error: str) -> bool:
-        """Retry a failed episode once; return True once it is recorded as an infra failure."""
-        if attempts[index] < 2:
-            submit(index)
-            return False
-        record(_infra_line(todo[index], agent, error, attempts[index], env_options))
-        return True
-
     for index in range(len(todo)):
-        submit(index)
+        attempts.submit(index)
     for _ in range(min(workers, len(todo))):
         spawn()
-    remaining = len(todo)
     spawn_budget = 2 * len(todo) + workers  # a worker that dies at start must not loop forever
     try:
-        while remaining:
+        while attempts.remaining:
             try:
                 kind, index, payload = results.get(timeout=1.0)
             except queue.Empty:
@@ -458,9 +536,10 @@ def _run_workers(
                     _stop_group(proc.pid)  # its Xvfb, PulseAudio, ... outlive it otherwise
                     held = running.pop(proc.pid, None)
                     if held is not None:
-                        error = f"the worker process died (exit code {proc.exitcode})"
-                        remaining -= failed(held, error)
-                    if remaining:
+                        attempts.failed(
+                            held, f"the worker process died (exit code {proc.exitcode})"
+                        )
+                    if attempts.remaining:
                         spawn_budget -= 1
                         if spawn_budget < 0:
                             raise RuntimeError(
@@ -473,13 +552,9 @@ def _run_workers(
                 continue
             running = {pid: i for pid, i in running.items() if i != index}
             if kind == "error":
-                remaining -= failed(index, payload)
-            elif payload["infra_error"] and attempts[index] < 2:
-                submit(index)  # the env reported an infrastructure fault: once more
+                attempts.failed(index, payload)
             else:
-                payload["attempts"] = attempts[index]
-                record(payload)
-                remaining -= 1
+                attempts.finished(index, payload)
     finally:
         for _ in procs:
             jobs.put(None)
