@@ -112,7 +112,7 @@ def run_on_ray(
         import ray
     except ImportError as e:
         raise RuntimeError(f"the ray backend needs Ray: {RAY_EXTRA}") from e
-    from ray.exceptions import RayActorError
+    from ray.exceptions import RayActorError, RayError
 
     own = not ray.is_initialized()
     if own:
@@ -131,8 +131,8 @@ def run_on_ray(
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if cpus < 1:
             raise RuntimeError("the Ray cluster has no CPU to run an actor on")
-        _schedule(ray, RayActorError, todo, agent, min(workers, cpus, len(todo)), record,
-                  traces, env_options)  # fmt: skip
+        _schedule(ray, (RayActorError, RayError), todo, agent, min(workers, cpus, len(todo)),
+                  record, traces, env_options)  # fmt: skip
     finally:
         if own:
             ray.shutdown()
@@ -140,7 +140,7 @@ def run_on_ray(
 
 def _schedule(
     ray: Any,
-    actor_error: type[BaseException],
+    errors: tuple[type[BaseException], type[BaseException]],
     todo: list[EpisodeSpec],
     agent: AgentSpec,
     workers: int,
@@ -148,6 +148,7 @@ def _schedule(
     traces: Path | None,
     env_options: dict[str, Any],
 ) -> None:
+    actor_died, ray_failed = errors
     remote = ray.remote(num_cpus=1, max_restarts=0)(Sandbox)
     waiting: collections.deque[int] = collections.deque()
     attempts = Attempts(todo, agent, record, waiting.append, env_options)
@@ -190,10 +191,13 @@ def _schedule(
                 slot, index = running.pop(ref)
                 try:
                     kind, payload, packed = ray.get(ref)
-                except actor_error as e:
+                except actor_died as e:
                     ray.kill(actors[slot])
                     start(slot)
                     attempts.failed(index, f"the Ray actor died: {_first_line(e)}")
+                    continue
+                except ray_failed as e:  # the call failed in Ray, not in the episode
+                    attempts.failed(index, f"Ray failed the episode: {_first_line(e)}")
                     continue
                 if packed is not None and traces is not None:
                     _unpack(packed, traces / TRACES_DIR)
