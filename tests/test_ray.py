@@ -7,6 +7,7 @@ the runner joins it by address. Episodes are real (Chromium, Xvfb, PulseAudio in
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -35,10 +36,11 @@ def ray_cluster(tmp_path_factory):
     """The address of a two-CPU Ray cluster on 127.0.0.1; its workers can import the tests'
     agents (a user's own agent must be importable on every node the same way)."""
     port = _free_port()
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
-    }
+    # Token authentication, with a token of its own: the cluster, its workers and this driver
+    # agree on it whatever a ~/.ray/auth_token on the machine says.
+    auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, **auth, "PYTHONPATH": path}
     temp = tmp_path_factory.mktemp("ray")
     subprocess.run(
         [RAY, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
@@ -46,10 +48,17 @@ def ray_cluster(tmp_path_factory):
          f"--temp-dir={temp}"],
         env=env, check=True, capture_output=True, timeout=120,
     )  # fmt: skip
+    saved = {key: os.environ.get(key) for key in auth}
+    os.environ.update(auth)
     try:
         yield f"127.0.0.1:{port}"
     finally:
-        subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=120)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        subprocess.run([RAY, "stop", "--force"], env=env, capture_output=True, timeout=120)
 
 
 @pytest.mark.browser
