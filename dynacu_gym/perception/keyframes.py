@@ -160,6 +160,8 @@ class KeyframeCapture:
         pixel_delta: levels a gate-view pixel must move by to count as changed.
         pool_size: keyframes held between two collects; beyond it the least informative go.
         clip: an optional CLIP gate.
+        release: called on the capture thread as it ends, to free what ``grab`` holds for it
+            (its connection to the display).
     """
 
     def __init__(
@@ -170,6 +172,7 @@ class KeyframeCapture:
         pixel_delta: int = 10,
         pool_size: int = 20,
         clip: ClipGate | None = None,
+        release: Callable[[], None] | None = None,
     ) -> None:
         if not 0 < fps <= MAX_FPS:
             raise ValueError(f"expected fps in (0, {MAX_FPS:g}], got {fps!r}")
@@ -184,6 +187,7 @@ class KeyframeCapture:
         self.pixel_delta = pixel_delta
         self.pool_size = pool_size
         self.clip = clip
+        self.release = release
         self.stats = CaptureStats()
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
@@ -293,6 +297,12 @@ class KeyframeCapture:
             with self._wake:
                 self._error = e
                 self._wake.notify_all()
+        finally:
+            if self.release is not None:
+                try:
+                    self.release()
+                except Exception:  # noqa: BLE001 - the display may be gone; nothing to free
+                    pass
 
     def _judge_loop(self) -> None:
         assert self.clip is not None

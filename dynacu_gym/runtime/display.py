@@ -113,12 +113,20 @@ class VirtualDisplay:
         bgra = np.frombuffer(shot.raw, dtype=np.uint8).reshape(self.height, self.width, 4)
         return np.ascontiguousarray(bgra[:, :, 2::-1])
 
-    def stop(self) -> None:
-        """Stop Xvfb. Idempotent."""
+    def release_grab(self) -> None:
+        """Close the calling thread's grabbing connection, if it has one.
+
+        A thread that grabbed calls this before it ends: its connection is not closed with it,
+        and a capture thread per episode would leave one open socket per episode.
+        """
         grabber = getattr(self._grabbers, "mss", None)
         if grabber is not None:
-            grabber.close()
             self._grabbers.mss = None
+            grabber.close()
+
+    def stop(self) -> None:
+        """Stop Xvfb. Idempotent."""
+        self.release_grab()
         if self._proc is not None:
             self._proc.stop()
             self._proc = None

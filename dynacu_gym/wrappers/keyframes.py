@@ -138,6 +138,7 @@ class KeyframeObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
             change_threshold=self.change_threshold,
             pool_size=self.pool_size,
             clip=self.clip,
+            release=sandbox.display.release_grab,
         )
         self._capture.start(obs["screenshot"], base.episode_start)
         self._seen = gate_view(obs["screenshot"])
