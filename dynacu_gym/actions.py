@@ -36,6 +36,7 @@ MAX_KEY = 64  # characters in one key combination
 MAX_SCROLL = 20  # wheel notches in one scroll action
 SCROLL_NOTCH_PX = 100  # pixels one notch scrolls
 MAX_WAIT_S = 30.0  # seconds in one wait action; wait again to wait longer
+MAX_SHOWN = 60  # characters of a bad value an error message quotes
 
 # Printable characters of the Basic Multilingual Plane up to the CJK blocks, plus newline and
 # tab: Latin, Greek, Cyrillic, Hebrew, Arabic, Indic scripts, punctuation, arrows, symbols. Text
@@ -98,6 +99,14 @@ def to_charset(text: str, max_length: int | None = None) -> str:
     return text
 
 
+def _shown(value: Any) -> str:
+    """``value`` as an error message quotes it: its repr, cut short (an agent may send anything)."""
+    if isinstance(value, int) and value.bit_length() > 4 * MAX_SHOWN:  # str() refuses the longest
+        return f"<an integer of {value.bit_length()} bits>"
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "\u2026"
+
+
 def action_space() -> spaces.Dict:
     """The Dict action space: ``type`` plus the fields each action type needs."""
     return spaces.Dict(
@@ -153,7 +162,7 @@ def normalize_key(combo: str) -> str:
         ActionError: a part of the combination is not a key.
     """
     if not combo or combo.strip() != combo:
-        raise ActionError(f"expected a key such as 'Enter' or 'Control+a', got {combo!r}")
+        raise ActionError(f"expected a key such as 'Enter' or 'Control+a', got {_shown(combo)}")
     parts = combo.split("+") if combo != "+" else ["+"]
     if combo.endswith("++"):
         parts = [*combo[:-2].split("+"), "+"]
@@ -169,8 +178,8 @@ def normalize_key(combo: str) -> str:
             out.append(part.upper())
         else:
             raise ActionError(
-                f"unknown key {part!r} in {combo!r}; expected a single character or one of "
-                f"{', '.join(sorted(_NAMED_KEYS))}"
+                f"unknown key {_shown(part)} in {_shown(combo)}; expected a single character or "
+                f"one of {', '.join(sorted(_NAMED_KEYS))}"
             )
     return "+".join(out)
 
@@ -179,9 +188,9 @@ def _as_int(value: Any, name: str) -> int:
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float)):
-        raise ActionError(f"expected an integer for {name!r}, got {value!r}")
+        raise ActionError(f"expected an integer for {name!r}, got {_shown(value)}")
     if isinstance(value, float) and not value.is_integer():
-        raise ActionError(f"expected an integer for {name!r}, got {value!r}")
+        raise ActionError(f"expected an integer for {name!r}, got {_shown(value)}")
     return int(value)
 
 
@@ -189,10 +198,13 @@ def _as_float(value: Any, name: str) -> float:
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        raise ActionError(f"expected a number of seconds for {name!r}, got {value!r}")
-    number = float(value)
+        raise ActionError(f"expected a number of seconds for {name!r}, got {_shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int past any float
+        number = math.inf
     if not math.isfinite(number):
-        raise ActionError(f"expected a finite number for {name!r}, got {value!r}")
+        raise ActionError(f"expected a finite number for {name!r}, got {_shown(value)}")
     return number
 
 
@@ -220,7 +232,7 @@ def _action_type(value: Any) -> ActionType:
         except (ActionError, ValueError):
             pass
     names = ", ".join(t.name.lower() for t in ActionType)
-    raise ActionError(f"expected an action type in ({names}) or its index, got {value!r}")
+    raise ActionError(f"expected an action type in ({names}) or its index, got {_shown(value)}")
 
 
 def validate_action(raw: Mapping[str, Any] | Action) -> Action:
@@ -251,8 +263,8 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
         x, y = _as_int(need("x"), "x"), _as_int(need("y"), "y")
         if not (0 <= x < SCREEN_WIDTH and 0 <= y < SCREEN_HEIGHT):
             raise ActionError(
-                f"click ({x}, {y}) is off the screen; expected 0 <= x < {SCREEN_WIDTH} "
-                f"and 0 <= y < {SCREEN_HEIGHT}"
+                f"click ({_shown(x)}, {_shown(y)}) is off the screen; expected "
+                f"0 <= x < {SCREEN_WIDTH} and 0 <= y < {SCREEN_HEIGHT}"
             )
         return Action(kind, x=x, y=y, narration=narration)
     if kind in (ActionType.TYPE, ActionType.SPEAK):
@@ -266,20 +278,22 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
             index = _as_int(key, "key")
             if not 0 <= index < len(KEY_VOCABULARY):
                 raise ActionError(
-                    f"expected a key name or an index in 0..{len(KEY_VOCABULARY) - 1}, got {index}"
+                    f"expected a key name or an index in 0..{len(KEY_VOCABULARY) - 1}, "
+                    f"got {_shown(index)}"
                 )
             key = KEY_VOCABULARY[index]
         key = normalize_key(_as_text(key, "key", MAX_KEY))
         return Action(kind, key=key, narration=narration)
     if kind == ActionType.SCROLL:
-        direction = raw.get("direction", "down")
+        direction: Any = raw.get("direction", "down")
         if not isinstance(direction, str):
-            direction = {0: "up", 1: "down"}.get(_as_int(direction, "direction"), "?")
+            index = _as_int(direction, "direction")
+            direction = {0: "up", 1: "down"}.get(index, index)
         if direction not in ("up", "down"):
-            raise ActionError(f"expected scroll direction 'up' or 'down', got {direction!r}")
+            raise ActionError(f"expected scroll direction 'up' or 'down', got {_shown(direction)}")
         amount = _as_int(raw.get("amount", 1), "amount")
         if not 1 <= amount <= MAX_SCROLL:
-            raise ActionError(f"expected a scroll amount in 1..{MAX_SCROLL}, got {amount}")
+            raise ActionError(f"expected a scroll amount in 1..{MAX_SCROLL}, got {_shown(amount)}")
         return Action(kind, direction=direction, amount=amount, narration=narration)
     if kind == ActionType.WAIT:
         seconds = _as_float(need("seconds"), "seconds")
@@ -313,7 +327,9 @@ def _tokenize(line: str) -> tuple[list[str], str]:
             buf = []
             while True:
                 if i >= n:
-                    raise ActionError(f'unclosed quote in {line!r}; write text as "like this"')
+                    raise ActionError(
+                        f'unclosed quote in {_shown(line)}; write text as "like this"'
+                    )
                 if line[i] == "\\" and i + 1 < n and line[i + 1] in '"\\':
                     buf.append(line[i + 1])
                     i += 2
@@ -355,10 +371,12 @@ def parse_action(text: str) -> dict[str, Any]:
         "done": "done",
     }
     if verb not in usage:
-        raise ActionError(f"unknown action {verb!r}; expected one of: {', '.join(usage.values())}")
+        raise ActionError(
+            f"unknown action {_shown(verb)}; expected one of: {', '.join(usage.values())}"
+        )
 
     def fail() -> ActionError:
-        return ActionError(f"expected '{usage[verb]}', got {text.strip()!r}")
+        return ActionError(f"expected '{usage[verb]}', got {_shown(text.strip())}")
 
     action: dict[str, Any]
     if verb == "click":
