@@ -12,17 +12,19 @@ Text form, one action per line (an optional narration follows ``#``)::
     click 100 200  # narration: the toast said E-4012
 
 As a dict (what ``env.step`` takes): ``{"type": "click", "x": 640, "y": 400}``; ``type`` may be
-the name or the index in :class:`ActionType`. Fields an action does not use are ignored.
+the name or the index in :class:`ActionType`. Fields an action does not use are ignored; a field
+no action has (a misspelt name) is an error.
 """
 
 from __future__ import annotations
 
+import difflib
 import enum
 import math
 import re
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -88,6 +90,9 @@ class Action:
     amount: int = 1
     seconds: float = 0.0
     narration: str = ""
+
+
+ACTION_FIELDS = tuple(f.name for f in fields(Action))  # the keys an action dict may have
 
 
 def to_charset(text: str, max_length: int | None = None) -> str:
@@ -252,6 +257,14 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
     if "type" not in raw:
         raise ActionError("the action has no 'type'")
     kind = _action_type(raw["type"])
+    unknown = [name for name in raw if name not in ACTION_FIELDS]
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, ACTION_FIELDS, n=1) if isinstance(name, str) else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ActionError(
+            f"unknown field {_shown(name)} in the action{hint} (fields: {', '.join(ACTION_FIELDS)})"
+        )
     narration = _as_text(raw.get("narration", ""), "narration", MAX_NARRATION)
 
     def need(name: str) -> Any:
