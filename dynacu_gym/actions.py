@@ -13,7 +13,8 @@ Text form, one action per line (an optional narration follows ``#``)::
 
 As a dict (what ``env.step`` takes): ``{"type": "click", "x": 640, "y": 400}``; ``type`` may be
 the name or the index in :class:`ActionType`. Fields an action does not use are ignored; a field
-no action has (a misspelt name) is an error.
+no action has (a misspelt name) is an error. Text to type or speak is printable: control
+characters other than newline and tab are refused (keys are pressed with ``key``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import enum
 import math
 import re
 import string
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -223,6 +225,11 @@ def _as_text(value: Any, name: str, max_length: int) -> str:
     return value
 
 
+def _is_control(ch: str) -> bool:
+    """Whether ``ch`` is a control character other than newline and tab (not typeable text)."""
+    return ch not in "\n\t" and unicodedata.category(ch) == "Cc"
+
+
 def _action_type(value: Any) -> ActionType:
     if isinstance(value, ActionType):
         return value
@@ -282,6 +289,13 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
         return Action(kind, x=x, y=y, narration=narration)
     if kind in (ActionType.TYPE, ActionType.SPEAK):
         text = _as_text(need("text"), "text", MAX_TEXT)
+        control = next((ch for ch in text if _is_control(ch)), None)
+        if control is not None:
+            raise ActionError(
+                f"'text' holds the control character U+{ord(control):04X} at index "
+                f"{text.index(control)}; {kind.name.lower()} takes printable text, newlines and "
+                "tabs (press keys with the key action)"
+            )
         if kind == ActionType.SPEAK and not text.strip():
             raise ActionError("speak needs some words to say")
         return Action(kind, text=text, narration=narration)
