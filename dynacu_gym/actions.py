@@ -12,17 +12,21 @@ Text form, one action per line (an optional narration follows ``#``)::
     click 100 200  # narration: the toast said E-4012
 
 As a dict (what ``env.step`` takes): ``{"type": "click", "x": 640, "y": 400}``; ``type`` may be
-the name or the index in :class:`ActionType`. Fields an action does not use are ignored.
+the name or the index in :class:`ActionType`. Fields an action does not use are ignored; a field
+no action has (a misspelt name) is an error. Text to type or speak is printable: control
+characters other than newline and tab are refused (keys are pressed with ``key``).
 """
 
 from __future__ import annotations
 
+import difflib
 import enum
 import math
 import re
 import string
+import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -36,6 +40,7 @@ MAX_KEY = 64  # characters in one key combination
 MAX_SCROLL = 20  # wheel notches in one scroll action
 SCROLL_NOTCH_PX = 100  # pixels one notch scrolls
 MAX_WAIT_S = 30.0  # seconds in one wait action; wait again to wait longer
+MAX_SHOWN = 60  # characters of a bad value an error message quotes
 
 # Printable characters of the Basic Multilingual Plane up to the CJK blocks, plus newline and
 # tab: Latin, Greek, Cyrillic, Hebrew, Arabic, Indic scripts, punctuation, arrows, symbols. Text
@@ -89,6 +94,9 @@ class Action:
     narration: str = ""
 
 
+ACTION_FIELDS = tuple(f.name for f in fields(Action))  # the keys an action dict may have
+
+
 def to_charset(text: str, max_length: int | None = None) -> str:
     """Map ``text`` into :data:`TEXT_CHARSET` (others become U+FFFD), cut to ``max_length``."""
     if not all(ch in _CHARSET for ch in text):
@@ -96,6 +104,14 @@ def to_charset(text: str, max_length: int | None = None) -> str:
     if max_length is not None and len(text) > max_length:
         text = text[: max_length - 1] + "\u2026"
     return text
+
+
+def _shown(value: Any) -> str:
+    """``value`` as an error message quotes it: its repr, cut short (an agent may send anything)."""
+    if isinstance(value, int) and value.bit_length() > 4 * MAX_SHOWN:  # str() refuses the longest
+        return f"<an integer of {value.bit_length()} bits>"
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "\u2026"
 
 
 def action_space() -> spaces.Dict:
@@ -153,7 +169,7 @@ def normalize_key(combo: str) -> str:
         ActionError: a part of the combination is not a key.
     """
     if not combo or combo.strip() != combo:
-        raise ActionError(f"expected a key such as 'Enter' or 'Control+a', got {combo!r}")
+        raise ActionError(f"expected a key such as 'Enter' or 'Control+a', got {_shown(combo)}")
     parts = combo.split("+") if combo != "+" else ["+"]
     if combo.endswith("++"):
         parts = [*combo[:-2].split("+"), "+"]
@@ -169,8 +185,8 @@ def normalize_key(combo: str) -> str:
             out.append(part.upper())
         else:
             raise ActionError(
-                f"unknown key {part!r} in {combo!r}; expected a single character or one of "
-                f"{', '.join(sorted(_NAMED_KEYS))}"
+                f"unknown key {_shown(part)} in {_shown(combo)}; expected a single character or "
+                f"one of {', '.join(sorted(_NAMED_KEYS))}"
             )
     return "+".join(out)
 
@@ -179,9 +195,9 @@ def _as_int(value: Any, name: str) -> int:
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float)):
-        raise ActionError(f"expected an integer for {name!r}, got {value!r}")
+        raise ActionError(f"expected an integer for {name!r}, got {_shown(value)}")
     if isinstance(value, float) and not value.is_integer():
-        raise ActionError(f"expected an integer for {name!r}, got {value!r}")
+        raise ActionError(f"expected an integer for {name!r}, got {_shown(value)}")
     return int(value)
 
 
@@ -189,10 +205,13 @@ def _as_float(value: Any, name: str) -> float:
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        raise ActionError(f"expected a number of seconds for {name!r}, got {value!r}")
-    number = float(value)
+        raise ActionError(f"expected a number of seconds for {name!r}, got {_shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int past any float
+        number = math.inf
     if not math.isfinite(number):
-        raise ActionError(f"expected a finite number for {name!r}, got {value!r}")
+        raise ActionError(f"expected a finite number for {name!r}, got {_shown(value)}")
     return number
 
 
@@ -204,6 +223,11 @@ def _as_text(value: Any, name: str, max_length: int) -> str:
             f"{name!r} is {len(value)} characters; at most {max_length} are allowed per action"
         )
     return value
+
+
+def _is_control(ch: str) -> bool:
+    """Whether ``ch`` is a control character other than newline and tab (not typeable text)."""
+    return ch not in "\n\t" and unicodedata.category(ch) == "Cc"
 
 
 def _action_type(value: Any) -> ActionType:
@@ -220,7 +244,7 @@ def _action_type(value: Any) -> ActionType:
         except (ActionError, ValueError):
             pass
     names = ", ".join(t.name.lower() for t in ActionType)
-    raise ActionError(f"expected an action type in ({names}) or its index, got {value!r}")
+    raise ActionError(f"expected an action type in ({names}) or its index, got {_shown(value)}")
 
 
 def validate_action(raw: Mapping[str, Any] | Action) -> Action:
@@ -240,6 +264,14 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
     if "type" not in raw:
         raise ActionError("the action has no 'type'")
     kind = _action_type(raw["type"])
+    unknown = [name for name in raw if name not in ACTION_FIELDS]
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, ACTION_FIELDS, n=1) if isinstance(name, str) else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ActionError(
+            f"unknown field {_shown(name)} in the action{hint} (fields: {', '.join(ACTION_FIELDS)})"
+        )
     narration = _as_text(raw.get("narration", ""), "narration", MAX_NARRATION)
 
     def need(name: str) -> Any:
@@ -251,12 +283,19 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
         x, y = _as_int(need("x"), "x"), _as_int(need("y"), "y")
         if not (0 <= x < SCREEN_WIDTH and 0 <= y < SCREEN_HEIGHT):
             raise ActionError(
-                f"click ({x}, {y}) is off the screen; expected 0 <= x < {SCREEN_WIDTH} "
-                f"and 0 <= y < {SCREEN_HEIGHT}"
+                f"click ({_shown(x)}, {_shown(y)}) is off the screen; expected "
+                f"0 <= x < {SCREEN_WIDTH} and 0 <= y < {SCREEN_HEIGHT}"
             )
         return Action(kind, x=x, y=y, narration=narration)
     if kind in (ActionType.TYPE, ActionType.SPEAK):
         text = _as_text(need("text"), "text", MAX_TEXT)
+        control = next((ch for ch in text if _is_control(ch)), None)
+        if control is not None:
+            raise ActionError(
+                f"'text' holds the control character U+{ord(control):04X} at index "
+                f"{text.index(control)}; {kind.name.lower()} takes printable text, newlines and "
+                "tabs (press keys with the key action)"
+            )
         if kind == ActionType.SPEAK and not text.strip():
             raise ActionError("speak needs some words to say")
         return Action(kind, text=text, narration=narration)
@@ -266,20 +305,22 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
             index = _as_int(key, "key")
             if not 0 <= index < len(KEY_VOCABULARY):
                 raise ActionError(
-                    f"expected a key name or an index in 0..{len(KEY_VOCABULARY) - 1}, got {index}"
+                    f"expected a key name or an index in 0..{len(KEY_VOCABULARY) - 1}, "
+                    f"got {_shown(index)}"
                 )
             key = KEY_VOCABULARY[index]
         key = normalize_key(_as_text(key, "key", MAX_KEY))
         return Action(kind, key=key, narration=narration)
     if kind == ActionType.SCROLL:
-        direction = raw.get("direction", "down")
+        direction: Any = raw.get("direction", "down")
         if not isinstance(direction, str):
-            direction = {0: "up", 1: "down"}.get(_as_int(direction, "direction"), "?")
+            index = _as_int(direction, "direction")
+            direction = {0: "up", 1: "down"}.get(index, index)
         if direction not in ("up", "down"):
-            raise ActionError(f"expected scroll direction 'up' or 'down', got {direction!r}")
+            raise ActionError(f"expected scroll direction 'up' or 'down', got {_shown(direction)}")
         amount = _as_int(raw.get("amount", 1), "amount")
         if not 1 <= amount <= MAX_SCROLL:
-            raise ActionError(f"expected a scroll amount in 1..{MAX_SCROLL}, got {amount}")
+            raise ActionError(f"expected a scroll amount in 1..{MAX_SCROLL}, got {_shown(amount)}")
         return Action(kind, direction=direction, amount=amount, narration=narration)
     if kind == ActionType.WAIT:
         seconds = _as_float(need("seconds"), "seconds")
@@ -313,7 +354,9 @@ def _tokenize(line: str) -> tuple[list[str], str]:
             buf = []
             while True:
                 if i >= n:
-                    raise ActionError(f'unclosed quote in {line!r}; write text as "like this"')
+                    raise ActionError(
+                        f'unclosed quote in {_shown(line)}; write text as "like this"'
+                    )
                 if line[i] == "\\" and i + 1 < n and line[i + 1] in '"\\':
                     buf.append(line[i + 1])
                     i += 2
@@ -355,10 +398,12 @@ def parse_action(text: str) -> dict[str, Any]:
         "done": "done",
     }
     if verb not in usage:
-        raise ActionError(f"unknown action {verb!r}; expected one of: {', '.join(usage.values())}")
+        raise ActionError(
+            f"unknown action {_shown(verb)}; expected one of: {', '.join(usage.values())}"
+        )
 
     def fail() -> ActionError:
-        return ActionError(f"expected '{usage[verb]}', got {text.strip()!r}")
+        return ActionError(f"expected '{usage[verb]}', got {_shown(text.strip())}")
 
     action: dict[str, Any]
     if verb == "click":

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import json
 import wave
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
 from dynacu_gym.imaging import save_png
 from dynacu_gym.perception.capture import RATE
+from dynacu_gym.runtime.process import InfraError
 
 TRACE_FILE = "trace.jsonl"
 _INFO_KEYS = ("task_result", "last_action_error", "timings", "speech", "infra_error")
@@ -58,14 +61,29 @@ class TraceRecorder:
         self.env = env
         self.base = env.unwrapped
         self.out = Path(out)
-        for sub in ("records", "screens", "keyframes"):
-            (self.out / sub).mkdir(parents=True, exist_ok=True)
-            for old in (self.out / sub).glob("*"):
-                old.unlink()
-        self._lines = (self.out / TRACE_FILE).open("w", encoding="utf-8")
+        self._lines: TextIO | None = None
         self._wav: wave.Wave_write | None = None
         self._next_sample: int | None = None
+        with self._writing():
+            for sub in ("records", "screens", "keyframes"):
+                (self.out / sub).mkdir(parents=True, exist_ok=True)
+                for old in (self.out / sub).glob("*"):
+                    old.unlink()
+            self._lines = (self.out / TRACE_FILE).open("w", encoding="utf-8")
         self.base.enable_speaker_capture()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Turn a failed write (a full disk, say) into a clear error, with the files closed.
+
+        Raises:
+            InfraError: a file of the trace could not be written.
+        """
+        try:
+            yield
+        except OSError as e:
+            self.close()
+            raise InfraError(f"could not write the trace in {self.out}: {e}") from e
 
     def on_step(
         self,
@@ -75,26 +93,34 @@ class TraceRecorder:
         obs: dict[str, Any],
         info: dict[str, Any],
     ) -> None:
-        """Save one step (``run_episode`` calls this)."""
-        name = f"{step:04d}"
-        (self.out / "records" / f"{name}.txt").write_text(str(obs["record"]), encoding="utf-8")
-        save_png(obs["screenshot"], self.out / "screens" / f"{name}.png")
-        count = int(obs.get("keyframe_count", 0))
-        for k in range(count):
-            save_png(obs["keyframes"][k], self.out / "keyframes" / f"{name}-{k + 1}.png")
-        line = {
-            "step": step,
-            "elapsed": round(float(obs["elapsed"]), 3),
-            "action": _json_safe(action),
-            "agent": _json_safe(agent_info),
-            "keyframe_times": [round(float(t), 3) for t in obs.get("keyframe_times", [])[:count]],
-            **{key: _json_safe(info[key]) for key in _INFO_KEYS if key in info},
-        }
-        if "audio" in info:  # the transcript channel: Whisper calls since the last step
-            line["asr_calls"] = int(info["audio"].get("model_calls", 0))
-        self._lines.write(json.dumps(line) + "\n")
-        self._lines.flush()
-        self._pull_audio()
+        """Save one step (``run_episode`` calls this).
+
+        Raises:
+            InfraError: the step could not be written; the trace's files are closed.
+        """
+        with self._writing():
+            assert self._lines is not None, "the trace is closed"
+            name = f"{step:04d}"
+            (self.out / "records" / f"{name}.txt").write_text(str(obs["record"]), encoding="utf-8")
+            save_png(obs["screenshot"], self.out / "screens" / f"{name}.png")
+            count = int(obs.get("keyframe_count", 0))
+            for k in range(count):
+                save_png(obs["keyframes"][k], self.out / "keyframes" / f"{name}-{k + 1}.png")
+            line = {
+                "step": step,
+                "elapsed": round(float(obs["elapsed"]), 3),
+                "action": _json_safe(action),
+                "agent": _json_safe(agent_info),
+                "keyframe_times": [
+                    round(float(t), 3) for t in obs.get("keyframe_times", [])[:count]
+                ],
+                **{key: _json_safe(info[key]) for key in _INFO_KEYS if key in info},
+            }
+            if "audio" in info:  # the transcript channel: Whisper calls since the last step
+                line["asr_calls"] = int(info["audio"].get("model_calls", 0))
+            self._lines.write(json.dumps(line) + "\n")
+            self._lines.flush()
+            self._pull_audio()
 
     def _pull_audio(self) -> None:
         sandbox = self.base.sandbox
@@ -118,9 +144,23 @@ class TraceRecorder:
         self._wav.writeframes(pcm.astype("<i2").tobytes())
 
     def finish(self, result: dict[str, Any]) -> None:
-        """Write the result line and close the files."""
-        (self.out / "episode.json").write_text(json.dumps(_json_safe(result), indent=2) + "\n")
-        self._lines.close()
+        """Write the result line and close the files.
+
+        Raises:
+            InfraError: the result could not be written.
+        """
+        with self._writing():
+            (self.out / "episode.json").write_text(json.dumps(_json_safe(result), indent=2) + "\n")
+        self.close()
+
+    def close(self) -> None:
+        """Close the trace's files, keeping what reached the disk. Idempotent."""
+        # What is still buffered may not fit on a full disk: closing must free the files anyway.
+        if self._lines is not None:
+            with suppress(OSError):
+                self._lines.close()
+            self._lines = None
         if self._wav is not None:
-            self._wav.close()
+            with suppress(OSError):
+                self._wav.close()
             self._wav = None

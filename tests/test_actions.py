@@ -114,6 +114,41 @@ def test_validate_rejects_malformed(raw, message):
         validate_action(raw)
 
 
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"type": 10**5000}, "or its index, got <an integer of 16610 bits>"),
+        ({"type": "click", "x": 10**5000, "y": 2}, "click (<an integer of 16610 bits>, 2) is off"),
+        ({"type": "key", "key": 10**5000}, "an index in 0..146, got <an integer of 16610 bits>"),
+        ({"type": "scroll", "amount": -(10**5000)}, "amount in 1..20, got <an integer of 16610"),
+        ({"type": "scroll", "direction": 10**5000}, "'up' or 'down', got <an integer of 16610"),
+        ({"type": "scroll", "direction": 2}, "'up' or 'down', got 2"),
+        ({"type": "wait", "seconds": 10**400}, "finite number for 'seconds', got <an integer"),
+        ({"type": "click", "x": "9" * 100_000, "y": 2}, "for 'x', got '999"),
+        ({"type": "type", "text": ["x" * 100_000]}, "expected a string for 'text', got list"),
+        ({"type": "scroll", "directon": "up"}, "unknown field 'directon' in the action; did you"),
+        ({"type": "click", "x": 1, "y": 2, "button": "right"}, "unknown field 'button'"),
+        ({"type": "done", 3: 4}, "unknown field 3 in the action (fields: type, x, y, text"),
+        ({"type": "type", "text": "a\x00b"}, "control character U+0000 at index 1; type takes"),
+        ({"type": "type", "text": "line\r"}, "control character U+000D at index 4"),
+        ({"type": "speak", "text": "hello\x1b"}, "U+001B at index 5; speak takes printable"),
+        ({"type": "speak", "text": "\x85"}, "U+0085"),
+    ],
+)
+def test_bad_values_get_a_short_clear_error(raw, message):
+    """Whatever an agent sends, the error says what was wrong in a line, quoting little of it."""
+    with pytest.raises(ActionError) as info:
+        validate_action(raw)
+    assert message in str(info.value)
+    assert len(str(info.value)) < 300
+
+
+def test_text_in_any_script_with_newlines_and_tabs_is_valid():
+    text = "Grüße, Привет, مرحبا, ελληνικά, 日本語, 😀\n\tnext line"
+    for kind in ("type", "speak"):
+        assert validate_action({"type": kind, "text": text}).text == text
+
+
 def test_space_samples_are_valid_actions():
     space = action_space()
     space.seed(0)

@@ -229,6 +229,32 @@ def test_missing_field_is_named(tmp_path, field):
 
 
 @pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("id", "90", "a task id like 'A1'"),
+        ("title", "5", "a non-empty string"),
+        ("title", '"  "', "a non-empty string"),
+        ("tier", '["easy"]', "one of easy, medium, hard"),
+        ("axes", '"visual"', "a non-empty list drawn from audio, visual, interaction"),
+        ("axes", "[]", "a non-empty list drawn from audio, visual, interaction"),
+        ("instruction", "true", "a non-empty string"),
+        ("duration_s", "[60]", "a number >= 0.1"),
+        ("duration_s", "0", "a number >= 0.1"),
+        ("time_limit_s", '"60"', "a number >= 0.1"),
+        ("time_limit_s", "true", "a number >= 0.1"),
+    ],
+)
+def test_mistyped_field_is_named(tmp_path, field, value, expected):
+    def retype(text: str) -> str:
+        lines = text.splitlines()
+        return "\n".join(f"{field} = {value}" if x.startswith(f"{field} =") else x for x in lines)
+
+    with pytest.raises(TaskFormatError) as info:
+        load_task(_broken(tmp_path, retype))
+    assert f"task.toml: '{field}': expected {expected}, got " in str(info.value)
+
+
+@pytest.mark.parametrize(
     ("old", "new", "message"),
     [
         ('tier = "easy"', 'tier = "esay"', "'tier': expected one of easy, medium, hard"),

@@ -29,6 +29,7 @@ from urllib.parse import unquote, urlsplit
 from dynacu_gym.answers import answer_hash, normalize
 from dynacu_gym.audio_assets import VARIANT_URL, audio_clips, audio_dir
 from dynacu_gym.paths import tasks_root
+from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.tasks import TaskSpec
 
 _PRIVATE_NAMES = {"task.toml"}
@@ -66,13 +67,20 @@ class TaskServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def start(self) -> None:
-        """Bind a free port on 127.0.0.1 and serve in a background thread."""
+        """Bind a free port on 127.0.0.1 and serve in a background thread.
+
+        Raises:
+            InfraError: no port could be bound (all taken, or no loopback).
+        """
         server = self
 
         class Handler(_Handler):
             owner = server
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        try:
+            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        except OSError as e:
+            raise InfraError(f"the task server could not bind a port on 127.0.0.1: {e}") from e
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
