@@ -387,8 +387,12 @@ class Browser:
         self.call(lambda: self._page.mouse.click(x, y))
 
     def type_text(self, text: str) -> None:
-        """Type text into whatever has focus, one key event per character."""
-        self.call(lambda: self._page.keyboard.type(text), timeout=60.0)
+        """Type text into whatever has focus, one key event per character.
+
+        The time allowed grows with the text (50 ms a character beyond 30 s, ten times what a
+        loaded machine takes), so a long text is never cut short as a browser fault.
+        """
+        self.call(lambda: self._page.keyboard.type(text), timeout=30.0 + 0.05 * len(text))
 
     def press(self, combo: str) -> None:
         """Press a key combination, e.g. ``Control+a``."""
