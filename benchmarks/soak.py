@@ -8,8 +8,9 @@ One env per mode plays its share of the episodes in turn (60 each by default), e
 sentence, a wait, ``done``. The default task's page plays a voice, so every mode's channels
 work: the screen and keyframes, the transcript of the page's audio (Whisper), and speech into
 the microphone. Every ``--every`` episodes it prints, for this process and everything it
-started: resident memory (RSS, MiB), open file descriptors, processes, threads of this process,
-and the PulseAudio modules loaded in the env's sandbox. A leak shows as a column that keeps
+started: resident memory (RSS, MiB: all of it, this process's, the browser's), open file
+descriptors (all, this process's), processes, threads of this process, and the PulseAudio
+modules loaded in the env's sandbox. A leak shows as a column that keeps
 rising within a mode's block; the processes column must come back to its level between
 blocks (a closed env leaves nothing). The last line compares the first and last reading of
 each block.
@@ -51,6 +52,13 @@ def _fds(pid: int) -> int:
         return 0
 
 
+def _is_browser(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip().startswith("chromium")
+    except OSError:
+        return False
+
+
 def reading(env: gym.Env) -> dict[str, float]:
     """What this process and its descendants hold now."""
     me = os.getpid()
@@ -59,6 +67,8 @@ def reading(env: gym.Env) -> dict[str, float]:
     modules = audio.pactl("list", "short", "modules", check=False).strip().splitlines()
     return {
         "rss_mib": sum(_rss_kib(p) for p in tree) / 1024,
+        "own_rss_mib": _rss_kib(me) / 1024,
+        "browser_rss_mib": sum(_rss_kib(p) for p in tree if _is_browser(p)) / 1024,
         "fds": sum(_fds(p) for p in tree),
         "own_fds": _fds(me),
         "processes": len(tree) - 1,
@@ -92,10 +102,11 @@ def main() -> None:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     per_mode = -(-args.episodes // len(modes))
 
-    columns = ("rss_mib", "fds", "own_fds", "processes", "threads", "pulse_modules")
+    columns = ("rss_mib", "own_rss_mib", "browser_rss_mib", "fds", "own_fds", "processes",
+               "threads", "pulse_modules")  # fmt: skip
     print(f"task {args.task}, {args.episodes} episodes, {per_mode} per mode, "
           f"{os.cpu_count()} CPUs")  # fmt: skip
-    print(f"{'episode':>7} {'mode':<16} {'wall s':>7} " + " ".join(f"{c:>13}" for c in columns))
+    print(f"{'episode':>7} {'mode':<16} {'wall s':>7} " + " ".join(f"{c:>15}" for c in columns))
     blocks: list[tuple[str, dict[str, float], dict[str, float]]] = []
     infra: list[str] = []
     done, t0 = 0, time.monotonic()
@@ -116,7 +127,7 @@ def main() -> None:
                     last = reading(env)
                     first = first or last
                     print(f"{done:>7} {mode:<16} {time.monotonic() - t0:>7.0f} "
-                          + " ".join(f"{last[c]:>13.1f}" for c in columns), flush=True)  # fmt: skip
+                          + " ".join(f"{last[c]:>15.1f}" for c in columns), flush=True)  # fmt: skip
         finally:
             env.close()
         blocks.append((mode, first or {}, last))
