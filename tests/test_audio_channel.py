@@ -171,6 +171,7 @@ def _rss_mib() -> float:
     return int(line.split()[1]) / 1024
 
 
+@pytest.mark.slow  # 50 s; benchmarks/soak.py watches the same over 300 episodes
 def test_envs_made_one_after_another_do_not_add_up_in_memory():
     # A worker makes an env per (task, mode) it plays. Each env used to load its own Whisper
     # model and voice, kept after it closed: 324, 531, 597, 731 MiB after each of four. Now the
