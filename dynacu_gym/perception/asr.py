@@ -184,18 +184,23 @@ def _redecoded(segments: list[Segment], by: float, cut: float) -> list[Segment]:
     return _kept(segments, keep)
 
 
-_LOADED: dict[tuple[str, str, str], Recognizer] = {}
+_LOADED: dict[tuple[str, str, str, str], Recognizer] = {}
 _LOADING = threading.Lock()
 
 
 def load_recognizer(
-    model: str | Path | None = None, device: str = "cpu", compute_type: str = "int8"
+    model: str | Path | None = None,
+    device: str = "cpu",
+    compute_type: str = "int8",
+    user: str = "transcript",
 ) -> Recognizer:
-    """Load a Whisper model for faster-whisper, once per process.
+    """Load a Whisper model for faster-whisper, once per process and ``user``.
 
     Every env of a process shares it (a :class:`Recognizer` is safe across threads): a model
     loaded per env was never given back to the system when the env closed, ~100 MB more per
-    env, so a worker that plays the catalogue env after env grew without bound.
+    env, so a worker that plays the catalogue env after env grew without bound. Each ``user``
+    (the transcript channel, the pages' listening endpoint) has its own, so the page hearing
+    the agent never waits on the transcript's decoding, nor the other way round.
 
     Raises:
         DependencyNotInstalled: faster-whisper or the default model package is missing.
@@ -221,7 +226,7 @@ def load_recognizer(
     else:
         path, name = str(model), str(model)
     with _LOADING:
-        key = (path, device, compute_type)
+        key = (path, device, compute_type, user)
         if key not in _LOADED:
             try:
                 whisper = WhisperModel(

@@ -110,7 +110,7 @@ class TaskServer:
             if self._recognizer is None:
                 from dynacu_gym.perception.asr import load_recognizer
 
-                self._recognizer = load_recognizer(self.asr_model)
+                self._recognizer = load_recognizer(self.asr_model, user="listening")
             return self._recognizer
 
     def transcribe_upload(self, data: bytes) -> str:
