@@ -1,8 +1,9 @@
 """Evaluating an agent on the benchmark: every (task, mode, repeat), one JSON line each.
 
 ``dynacu eval`` plans the episodes, runs them in worker processes (each with its own sandbox,
-so parallel episodes never see or hear each other), and appends one line per finished episode
-to ``OUT/episodes.jsonl``. A run that is stopped and started again with the same ``OUT`` skips
+so parallel episodes never see or hear each other) or on Ray actors
+(:mod:`dynacu_gym.distributed`), and appends one line per finished episode to
+``OUT/episodes.jsonl``. A run that is stopped and started again with the same ``OUT`` skips
 the episodes already there.
 
 A worker that crashes (dies, or raises out of the episode) or an episode that ends on an
