@@ -104,25 +104,39 @@ def wait_until(predicate, timeout: float, interval: float = 0.02) -> bool:
         time.sleep(interval)
 
 
-def descendants(pid: int | None = None) -> set[int]:
-    """Process ids of all living descendants of ``pid`` (default: this process), from /proc."""
+def proc_stat(pid: int) -> tuple[int, int] | None:
+    """(parent id, start time in clock ticks) of ``pid`` from /proc, or None if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name is in parentheses and may hold spaces; fields follow the last ')'.
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return int(fields[1]), int(fields[19])
+
+
+def descendant_starts(pid: int | None = None) -> dict[int, int]:
+    """Every living descendant of ``pid`` (default: this process): id -> start time, from /proc.
+
+    The start time tells a process from a later one given the same id.
+    """
     root = os.getpid() if pid is None else pid
+    started: dict[int, int] = {}
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        # The command name is in parentheses and may hold spaces; fields follow the last ')'.
-        fields = stat[stat.rfind(")") + 2 :].split()
-        children.setdefault(int(fields[1]), []).append(int(entry))
-    found: set[int] = set()
+        if entry.isdigit() and (info := proc_stat(int(entry))) is not None:
+            children.setdefault(info[0], []).append(int(entry))
+            started[int(entry)] = info[1]
+    found: dict[int, int] = {}
     stack = [root]
     while stack:
         for child in children.get(stack.pop(), []):
             if child not in found:
-                found.add(child)
+                found[child] = started[child]
                 stack.append(child)
     return found
+
+
+def descendants(pid: int | None = None) -> set[int]:
+    """Process ids of all living descendants of ``pid`` (default: this process), from /proc."""
+    return set(descendant_starts(pid))

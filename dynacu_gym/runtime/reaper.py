@@ -18,45 +18,15 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
+
+from dynacu_gym.runtime.process import descendant_starts, proc_stat
 
 INTERVAL_S = 0.5
 GRACE_S = 3.0
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent id, start time in clock ticks) of ``pid``, or None if it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # The command name is in parentheses and may hold spaces; fields follow the last ')'.
-    fields = stat[stat.rfind(")") + 2 :].split()
-    return int(fields[1]), int(fields[19])
-
-
-def _tree(root: int) -> dict[int, int]:
-    """Every living descendant of ``root``: process id -> start time."""
-    parent: dict[int, int] = {}
-    started: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and (info := _stat(int(entry))) is not None:
-            parent[int(entry)], started[int(entry)] = info
-    children: dict[int, list[int]] = {}
-    for pid, ppid in parent.items():
-        children.setdefault(ppid, []).append(pid)
-    found: dict[int, int] = {}
-    stack = [root]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            if child not in found:
-                found[child] = started[child]
-                stack.append(child)
-    return found
-
-
 def _alive(known: dict[int, int]) -> dict[int, int]:
-    return {pid: t for pid, t in known.items() if (info := _stat(pid)) and info[1] == t}
+    return {pid: t for pid, t in known.items() if (info := proc_stat(pid)) and info[1] == t}
 
 
 def _signal(known: dict[int, int], sig: int) -> None:
@@ -69,13 +39,13 @@ def _signal(known: dict[int, int], sig: int) -> None:
 
 def watch(pid: int, interval_s: float = INTERVAL_S, grace_s: float = GRACE_S) -> int:
     """Watch ``pid`` until it dies, then stop its descendants; return how many were left."""
-    first = _stat(pid)
+    first = proc_stat(pid)
     if first is None:
         return 0
     known: dict[int, int] = {}
-    while (info := _stat(pid)) is not None and info[1] == first[1]:
+    while (info := proc_stat(pid)) is not None and info[1] == first[1]:
         known = _alive(known)
-        known.update(_tree(pid))
+        known.update(descendant_starts(pid))
         known.pop(os.getpid(), None)  # the reaper is a child of the watched process too
         time.sleep(interval_s)
     left = _alive(known)
