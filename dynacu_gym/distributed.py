@@ -112,7 +112,6 @@ def run_on_ray(
         import ray
     except ImportError as e:
         raise RuntimeError(f"the ray backend needs Ray: {RAY_EXTRA}") from e
-    from ray.exceptions import RayActorError, RayError
 
     own = not ray.is_initialized()
     if own:
@@ -131,16 +130,13 @@ def run_on_ray(
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if cpus < 1:
             raise RuntimeError("the Ray cluster has no CPU to run an actor on")
-        _schedule(ray, (RayActorError, RayError), todo, agent, min(workers, cpus, len(todo)),
-                  record, traces, env_options)  # fmt: skip
+        _schedule(todo, agent, min(workers, cpus, len(todo)), record, traces, env_options)
     finally:
         if own:
             ray.shutdown()
 
 
 def _schedule(
-    ray: Any,
-    errors: tuple[type[BaseException], type[BaseException]],
     todo: list[EpisodeSpec],
     agent: AgentSpec,
     workers: int,
@@ -148,7 +144,9 @@ def _schedule(
     traces: Path | None,
     env_options: dict[str, Any],
 ) -> None:
-    actor_died, ray_failed = errors
+    import ray
+    from ray.exceptions import RayActorError, RayError
+
     remote = ray.remote(num_cpus=1, max_restarts=0)(Sandbox)
     waiting: collections.deque[int] = collections.deque()
     attempts = Attempts(todo, agent, record, waiting.append, env_options)
@@ -191,12 +189,12 @@ def _schedule(
                 slot, index = running.pop(ref)
                 try:
                     kind, payload, packed = ray.get(ref)
-                except actor_died as e:
+                except RayActorError as e:
                     ray.kill(actors[slot])
                     start(slot)
                     attempts.failed(index, f"the Ray actor died: {_first_line(e)}")
                     continue
-                except ray_failed as e:  # the call failed in Ray, not in the episode
+                except RayError as e:  # the call failed in Ray, not in the episode
                     attempts.failed(index, f"Ray failed the episode: {_first_line(e)}")
                     continue
                 if packed is not None and traces is not None:
@@ -206,11 +204,13 @@ def _schedule(
                 else:
                     attempts.finished(index, payload)
     finally:
-        _close(ray, [a for a in actors if a is not None])
+        _close([a for a in actors if a is not None])
 
 
-def _close(ray: Any, actors: list[Any]) -> None:
+def _close(actors: list[Any]) -> None:
     """Close every actor's env (bounded), then end the actors."""
+    import ray
+
     pending = [actor.close.remote() for actor in actors]
     deadline = time.monotonic() + CLOSE_TIMEOUT_S
     while pending and time.monotonic() < deadline:
