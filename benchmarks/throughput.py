@@ -95,17 +95,12 @@ def main() -> None:
     print(f"{'workers':>7} {'episodes':>8} {'solved':>6} {'wall s':>7} {'ep/hour':>8} "
           f"{'peak MiB':>8} {'MiB/worker':>10} {'Ray MiB':>7}")  # fmt: skip
     for workers in counts:
-        ray_started = False
+        sampler = Sampler()  # started first, so it counts Ray's own processes too
+        sampler.start()
         if args.backend == "ray":
             import ray
 
-            sampler = Sampler()  # counts Ray's own processes too
-            sampler.start()
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-            ray_started = True
-        else:
-            sampler = Sampler()
-            sampler.start()
         try:
             with tempfile.TemporaryDirectory(prefix="dynacu-throughput-") as out:
                 t = time.monotonic()
@@ -117,7 +112,7 @@ def main() -> None:
         finally:
             sampler.stop.set()
             sampler.join()
-            if ray_started:
+            if args.backend == "ray":
                 ray.shutdown()
         solved = sum(line["success"] for line in lines)
         per_hour = len(lines) / wall * 3600
