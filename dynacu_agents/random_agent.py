@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,9 @@ class RandomAgent:
     name = "random"
     privileged = False
 
-    def __init__(self, env: Any = None, seed: int | None = None, can_speak: bool = False) -> None:
+    def __init__(
+        self, env: Any = None, seed: int | Sequence[int] | None = None, can_speak: bool = False
+    ) -> None:
         self.rng = np.random.default_rng(seed)
         self.can_speak = can_speak
 

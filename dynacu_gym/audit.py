@@ -4,9 +4,10 @@
 
 1. **solvable**: the scripted solution (the oracle) in aoi_interactive, over ``seeds`` seeds;
    every episode must succeed.
-2. **unguessable**: the null agent (standard), the random agent and the near-miss agent (the
-   scripted solution answering with the task's first near misses), both in aoi_interactive;
-   no episode may succeed.
+2. **unguessable**: the null agent (standard), the random agent (its own actions on every
+   task, drawn from the episode's seed) and the near-miss agent (the scripted solution
+   answering with the task's first near misses), both in aoi_interactive; no episode may
+   succeed.
 3. **perceivable**: a watcher in each of the five modes, with its whole trace saved. The
    watcher plays the scripted solution (so what appears only after a click, or after Space
    starts a game, is there to be seen) and otherwise looks at the page every ``step_s``

@@ -308,7 +308,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     env = gym.make(f"DynaCU-{find_task(args.task).id}-v0", mode=args.mode)
     try:
-        agent = make_agent(_agent_spec(args), env)
+        agent = make_agent(_agent_spec(args), env, args.seed)
         recorder = TraceRecorder(env, args.record) if args.record else None
         outcome = run_episode(
             env, agent, seed=args.seed, on_step=recorder.on_step if recorder else None

@@ -114,8 +114,12 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
-def make_agent(spec: AgentSpec, env: Any) -> Any:
+def make_agent(spec: AgentSpec, env: Any, episode_seed: int | None = None) -> Any:
     """Build the agent of ``spec`` for ``env``.
+
+    With ``episode_seed``, the random agent draws its actions from that episode's own stream:
+    its ``seed`` option (default 0) and the episode's seed together. Each episode of a run then
+    tries other actions, and running it again replays them.
 
     Raises:
         ValueError: an unknown agent name or a ``module:Class`` that cannot be imported.
@@ -126,6 +130,10 @@ def make_agent(spec: AgentSpec, env: Any) -> Any:
         from dynacu_agents.llm import LLMAgent
 
         return LLMAgent(**spec.options)
+    if spec.name == "random" and episode_seed is not None:
+        seed = spec.options.get("seed")
+        seed = [0 if seed is None else int(seed), episode_seed]
+        return AGENTS["random"](env, **{**spec.options, "seed": seed})
     if spec.name in AGENTS:
         return AGENTS[spec.name](env, **spec.options)
     if ":" in spec.name:
@@ -171,7 +179,7 @@ def run_one(
         recorder = TraceRecorder(env, trace) if trace is not None else None
         outcome = run_episode(
             env,
-            make_agent(agent, env),
+            make_agent(agent, env, spec.seed),
             seed=spec.seed,
             on_step=recorder.on_step if recorder else None,
         )

@@ -77,6 +77,20 @@ def test_unknown_agents_and_modes_are_clear_errors(tmp_path):
     assert main(["eval", "--agent", "llm", "--tasks", "A1", "--out", str(tmp_path)]) == 2
 
 
+def test_the_random_agent_draws_each_episodes_own_actions():
+    def actions(options, seed, n=20):
+        agent = make_agent(AgentSpec("random", options), None, seed)
+        return [agent.act({})[0] for _ in range(n)]
+
+    plan = plan_episodes(["S13", "S19"], ["aoi_interactive"], 2)
+    drawn = [actions({"seed": 0}, spec.seed) for spec in plan]
+    # Another task or another repeat: other actions. The same episode again: the same ones.
+    assert all(a != b for i, a in enumerate(drawn) for b in drawn[i + 1 :])
+    assert actions({"seed": 0}, plan[0].seed) == drawn[0]
+    assert actions({}, plan[0].seed) == drawn[0]  # the run's seed defaults to 0
+    assert actions({"seed": 1}, plan[0].seed) != drawn[0]
+
+
 def test_a_run_does_not_resume_into_episodes_of_another_clock_or_variety(tmp_path):
     line = {"task": "F1", "mode": "standard", "agent": "oracle", "model": None, "repeat": 0}
     (tmp_path / "episodes.jsonl").write_text(json.dumps(line) + "\n")  # the benchmark's setting
