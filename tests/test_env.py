@@ -349,6 +349,26 @@ def test_a_group_of_boxes_is_graded_by_which_are_ticked(make_env, boxes, checkli
     assert total == info["credit"] == sum(checklist.values()) / 2
 
 
+def test_a_table_pick_decides_only_when_confirmed(make_env):
+    """S19's plans: "Choose" selects a row and opens the bar; only its "Continue" answers, with
+    the row selected last. A stray click on a row decides nothing."""
+    env = make_env("S19")
+    env.reset(seed=0)
+    for plan in ("Team", "Plus"):  # Team is over the budget; Plus is the answer
+        _, reward, terminated, _, info = env.step(
+            parse_action(f"click {_center(env, f'button[data-value={plan!r}]')}")
+        )
+        assert not terminated and reward == 0.0 and info["task_result"] == "pending"
+        said = "() => document.querySelector('.st-pick-choice').textContent"
+        assert env.evaluate_in_page(said) == f"Your choice: {plan}"
+        chosen = "() => [...document.querySelectorAll('tr.chosen td')].map((td) => td.textContent)"
+        assert env.evaluate_in_page(chosen)[0] == plan
+    _, reward, terminated, _, info = env.step(
+        parse_action(f"click {_center(env, '.st-pick-confirm')}")
+    )
+    assert terminated and reward == 1.0 and info["task_result"] == "success"
+
+
 def test_a_shorter_time_limit_ends_the_episode_then(make_env):
     """``time_limit_s`` replaces the task's limit: S1's page, which waits 180 s for an agent,
     calls time after 4 s, and the env stops there."""

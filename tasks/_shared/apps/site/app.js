@@ -23,9 +23,11 @@
  *   card         title, lines = [...]           a boxed panel
  *   notice       text, tone = info|warning|success
  *   table        caption, columns = [...], rows = [[...], ...], numeric = [column indexes,
- *                  right-aligned], pick = {field, label, column, failure}: each row gets a
- *                  button (label, default "Choose"); a click grades the row's `column` cell
- *                  (default 0) as `field` and decides the episode
+ *                  right-aligned], pick = {field, label, column, confirm, failure}: each row
+ *                  gets a button (label, default "Choose") that selects it; the bar that
+ *                  opens above the footer has a button (confirm, default "Continue") that
+ *                  grades the selected row's `column` cell (default 0) as `field` and decides
+ *                  the episode
  *   links        title, items = [{label, to, text}]   a list of links; `to` opens a page (the
  *                  link has data-to = its id and data-title = its title)
  *   form         title, fields = [...], submit = {label, failure}, done_text
@@ -69,6 +71,37 @@
     if (state.decided || state.ctx.result !== "pending") return false;
     state.decided = true;
     return state.ctx.checkAnswer(field, text, failure || "wrong_answer");
+  }
+
+  // A table's pick: "Choose" selects a row; the bar's button (pick.confirm, default
+  // "Continue") gives it as the answer. One stray click on a row decides nothing.
+  function pickBar(pick, tbody) {
+    const bar = el("div", "st-pick-bar");
+    const said = el("span", "st-pick-choice", "");
+    const confirm = el("button", "st-button st-pick-confirm", pick.confirm || "Continue");
+    bar.append(said, confirm);
+    let chosen = null;
+    confirm.addEventListener("click", async () => {
+      if (!chosen || await decide(pick.field, chosen.dataset.value, pick.failure) === false) return;
+      tbody.querySelectorAll("button").forEach((x) => { x.disabled = true; });
+      confirm.disabled = true;
+      chosen.textContent = "Chosen";
+    });
+    return {
+      choose(tr, button) {
+        if (state.decided) return;
+        tbody.querySelectorAll("tr.chosen").forEach((x) => x.classList.remove("chosen"));
+        tbody.querySelectorAll("td.pick button").forEach((x) => { x.textContent = pick.label || "Choose"; });
+        tr.classList.add("chosen");
+        button.textContent = "Selected";
+        chosen = button;
+        said.textContent = "Your choice: " + button.dataset.value;
+        if (bar.isConnected) return;
+        const root = document.getElementById("app");
+        const footer = root.querySelector(".st-footer");
+        if (footer) footer.before(bar); else root.append(bar);
+      },
+    };
   }
 
   // ---- chrome: header, columns, footer ---------------------------------------------------------
@@ -124,20 +157,15 @@
       const thead = el("thead");
       thead.append(head);
       const tbody = el("tbody");
+      const pick = b.pick ? pickBar(b.pick, tbody) : null;
       for (const row of b.rows || []) {
         const tr = el("tr");
         row.forEach((cell, i) => tr.append(el("td", numeric.has(i) ? "num" : "", cell)));
-        if (b.pick) {
+        if (pick) {
           const td = el("td", "pick");
           const button = el("button", "st-button small", b.pick.label || "Choose");
-          const value = String(row[b.pick.column || 0]);
-          button.dataset.value = value;
-          button.addEventListener("click", async () => {
-            if (await decide(b.pick.field, value, b.pick.failure) !== false) {
-              tbody.querySelectorAll("button").forEach((x) => { x.disabled = true; });
-              button.textContent = "Chosen";
-            }
-          });
+          button.dataset.value = String(row[b.pick.column || 0]);
+          button.addEventListener("click", () => pick.choose(tr, button));
           td.append(button);
           tr.append(td);
         }
@@ -346,6 +374,7 @@
     const cfg = state.ctx.config;
     const main = document.getElementById("st-page");
     main.replaceChildren();
+    document.querySelectorAll(".st-pick-bar").forEach((bar) => bar.remove());
     const crumbs = page.crumbs || [];
     if (crumbs.length) main.append(el("div", "st-crumbs", crumbs.join("  \u203a  ")));
     main.append(el("h1", "st-title", page.title));
