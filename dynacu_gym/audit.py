@@ -89,6 +89,7 @@ from dynacu_gym.evaluation import (
     trace_dir,
 )
 from dynacu_gym.modes import MODE_CHANNELS, MODES
+from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import Evidence, TaskSpec, catalogue_order, find_task, task_folders
 from dynacu_gym.trace import TRACE_FILE
 
@@ -608,14 +609,19 @@ def fingerprint(task: TaskSpec) -> str:
     """A hash of what the task's episodes depend on.
 
     That is the task less its evidence (which only the audit reads) and where it lies, its
-    other files, and its app's.
+    other files, its app's, and the page runtime shared by every app (``tasks/_shared/`` but
+    the other apps).
     """
     digest = hashlib.sha256(repr(dataclasses.replace(task, evidence=(), root=Path())).encode())
-    roots = [task.root]
+    shared = tasks_root() / "_shared"
+    parts = [
+        (task.root, [p for p in task.root.rglob("*") if p.name != "task.toml"]),
+        (shared, [p for p in shared.rglob("*") if p.relative_to(shared).parts[0] != "apps"]),
+    ]
     if task.app:
-        roots.append(task.root.parent / "_shared" / "apps" / task.app)
-    for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != "task.toml"):
+        parts.append((shared, list((shared / "apps" / task.app).rglob("*"))))
+    for root, paths in parts:
+        for path in sorted(p for p in paths if p.is_file()):
             digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 

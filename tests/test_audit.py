@@ -29,6 +29,7 @@ from dynacu_gym.audit import (
     task_hash,
     write_audit,
 )
+from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import Evidence, SolutionStep, find_task
 
 
@@ -305,10 +306,25 @@ def test_the_timeline_watcher_does_everything_but_answer():
         assert watcher.act({"elapsed": elapsed})[0] == {"type": "wait", "seconds": 5.0}
 
 
-def test_a_task_fingerprint_ignores_its_evidence_but_not_its_page():
+def test_a_task_fingerprint_ignores_its_evidence_but_not_its_page(tmp_path, monkeypatch):
     task = find_task("B4")
     assert fingerprint(task) == fingerprint(dataclasses.replace(task, evidence=(SPOKEN,)))
     assert fingerprint(task) != fingerprint(dataclasses.replace(task, duration_s=99.0))
+    # Its app and the page runtime count; the other apps do not.
+    before = fingerprint(task)
+    shutil.copytree(tasks_root() / "_shared", tmp_path / "_shared")
+    monkeypatch.setattr("dynacu_gym.audit.tasks_root", lambda: tmp_path)
+    assert fingerprint(task) == before  # a copy of the same files
+    for changed, counts in (
+        ("apps/podcast/app.js", False),
+        ("apps/meeting/app.js", True),
+        ("dynacu-task.js", True),
+    ):
+        with (tmp_path / "_shared" / changed).open("a") as f:
+            f.write("\n// changed\n")
+        after = fingerprint(task)
+        assert (after != before) == counts, changed
+        before = after
 
 
 def test_a_resumed_audit_runs_again_the_tasks_whose_files_changed(tmp_path):
