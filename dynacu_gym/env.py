@@ -28,6 +28,7 @@ from dynacu_gym.actions import (
 from dynacu_gym.audio_assets import audio_clips
 from dynacu_gym.modes import CLOCKS
 from dynacu_gym.record import MAX_RECORD_CHARS, RecordParts, render_record
+from dynacu_gym.runtime.browser import Browser
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.runtime.sandbox import Sandbox, SandboxConfig
 from dynacu_gym.tasks import TaskSpec, find_task, load_task
@@ -488,6 +489,7 @@ class DynaCUEnv(gym.Env):
             raise InfraError(f"{self.task.id}: the page failed to get ready: {page_error}")
         browser.move_mouse(*self._pointer)
         browser.evaluate("() => window.DynaCU.start()")
+        self._let_paint(browser)  # what start() shows is in the first screenshot
 
     def _check_parts(self) -> None:
         sandbox = self._sandbox()
@@ -518,11 +520,14 @@ class DynaCUEnv(gym.Env):
             assert self._speaker is not None  # validated in step()
             self._speech_info = self._speaker(act)
         if act.type in (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL):
-            # Let the page paint what the input changed, so the screenshot shows its effect.
-            if self.clock == "paused":
-                browser.settle()
-            else:
-                browser.evaluate(SETTLE_SCRIPT)
+            self._let_paint(browser)  # the screenshot shows what the input changed
+
+    def _let_paint(self, browser: Browser) -> None:
+        """Wait until the page has painted what it last changed."""
+        if self.clock == "paused":
+            browser.settle()
+        else:
+            browser.evaluate(SETTLE_SCRIPT)
 
     def _variant(self, number: int) -> TaskSpec:
         """The task's variant ``number`` (with this env's time limit), its audio rendered."""
