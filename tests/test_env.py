@@ -359,13 +359,33 @@ def test_a_table_pick_decides_only_when_confirmed(make_env):
             parse_action(f"click {_center(env, f'button[data-value={plan!r}]')}")
         )
         assert not terminated and reward == 0.0 and info["task_result"] == "pending"
-        said = "() => document.querySelector('.st-pick-choice').textContent"
+        said = "() => document.querySelector('.st-confirm-text').textContent"
         assert env.evaluate_in_page(said) == f"Your choice: {plan}"
         chosen = "() => [...document.querySelectorAll('tr.chosen td')].map((td) => td.textContent)"
         assert env.evaluate_in_page(chosen)[0] == plan
-    _, reward, terminated, _, info = env.step(
-        parse_action(f"click {_center(env, '.st-pick-confirm')}")
-    )
+    _, reward, terminated, _, info = env.step(parse_action(f"click {_center(env, '.st-confirm')}"))
+    assert terminated and reward == 1.0 and info["task_result"] == "success"
+
+
+def test_a_form_with_a_confirm_step_decides_on_the_bar(make_env):
+    """S24's checkout: "Continue to payment" opens the bar with the option given; a change to
+    the form closes it, and only the bar's "Confirm delivery" answers."""
+    env = make_env("S24")
+    env.reset(seed=0)
+    bar = "() => document.querySelector('.st-confirm-text')?.textContent ?? null"
+
+    def click(selector: str):
+        return env.step(parse_action(f"click {_center(env, selector)}"))
+
+    answer = env.task.answers["delivery"]
+    wrong = next(o for o in ("Economy", "Standard", "Tracked", "Express") if o not in answer.accept)
+    for option in (wrong, answer.accept[0]):
+        click(f'#f-delivery input[value="{option}"]')
+        assert env.evaluate_in_page(bar) is None  # the change closed the bar
+        _, reward, terminated, _, info = click(".st-form button[type=submit]")
+        assert not terminated and reward == 0.0 and info["task_result"] == "pending"
+        assert env.evaluate_in_page(bar) == f"Please check: Delivery option: {option}"
+    _, reward, terminated, _, info = click(".st-confirm")
     assert terminated and reward == 1.0 and info["task_result"] == "success"
 
 

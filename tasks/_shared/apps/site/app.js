@@ -10,9 +10,12 @@
  *   pages        [{...}]                        the site's pages; the first is shown first:
  *                  id, title, crumbs = [...] (the trail above the title), intro, blocks =
  *                  [...], final = true (opening it is the agent's answer: see goal)
- *   goal         {field, failure}               opening a `final` page grades its title as
- *                  `field` and decides the episode (right: success; else failure, default
- *                  wrong_answer); pages that are not final are on the way
+ *   goal         {field, failure, confirm,      opening a `final` page grades its title as
+ *                 prompt}                      `field` and decides the episode (right: success;
+ *                  else failure, default wrong_answer); pages that are not final are on the
+ *                  way. With confirm, a final page opens the bar above the footer (prompt,
+ *                  default "Did you find what you were looking for?") and its button (that
+ *                  label) decides.
  *   aside        [{...}]                        blocks in the right-hand column, on every page
  *   footer       "..."
  *
@@ -30,13 +33,15 @@
  *                  the episode
  *   links        title, items = [{label, to, text}]   a list of links; `to` opens a page (the
  *                  link has data-to = its id and data-title = its title)
- *   form         title, fields = [...], submit = {label, failure}, done_text
+ *   form         title, fields = [...], submit = {label, confirm, failure}, done_text
  *                  a field: name, label, type = text|email|tel|number|date|select|radio|
  *                  checkbox|textarea, options (select, radio), value, placeholder, hint,
  *                  required, answer = "FIELD". Submit checks the required fields are filled,
  *                  then grades each field with `answer` (a checkbox's value is "checked" or
  *                  "unchecked"; a radio's, the option picked): all right -> success, else
- *                  submit.failure (default wrong_answer). One submit is the answer.
+ *                  submit.failure (default wrong_answer). One submit is the answer; with
+ *                  submit.confirm, a submit opens the bar above the footer with what was given,
+ *                  and its button (that label) is the answer (a change to the form closes it).
  *                  type = checks: a group of boxes, one per option (each input has data-label
  *                  = its option; value = the options ticked at the start), with answers =
  *                  ["FIELD", ...]: each field's answer is the label of a box that must be
@@ -73,19 +78,37 @@
     return state.ctx.checkAnswer(field, text, failure || "wrong_answer");
   }
 
+  // The bar above the footer where a choice waits for its confirmation (a table's pick, a form
+  // with submit.confirm): one stray click on a row or a submit button decides nothing.
+  function confirmBar(label, onConfirm) {
+    const bar = el("div", "st-confirm-bar");
+    const said = el("span", "st-confirm-text", "");
+    const button = el("button", "st-button st-confirm", label);
+    bar.append(said, button);
+    button.addEventListener("click", async () => {
+      if (!state.decided && await onConfirm() !== false) button.disabled = true;
+    });
+    return {
+      show(text) {
+        said.textContent = text;
+        if (bar.isConnected) return;
+        const root = document.getElementById("app");
+        const footer = root.querySelector(".st-footer");
+        if (footer) footer.before(bar); else root.append(bar);
+      },
+      hide() { bar.remove(); },
+    };
+  }
+
   // A table's pick: "Choose" selects a row; the bar's button (pick.confirm, default
-  // "Continue") gives it as the answer. One stray click on a row decides nothing.
-  function pickBar(pick, tbody) {
-    const bar = el("div", "st-pick-bar");
-    const said = el("span", "st-pick-choice", "");
-    const confirm = el("button", "st-button st-pick-confirm", pick.confirm || "Continue");
-    bar.append(said, confirm);
+  // "Continue") gives it as the answer.
+  function pickRows(pick, tbody) {
     let chosen = null;
-    confirm.addEventListener("click", async () => {
-      if (!chosen || await decide(pick.field, chosen.dataset.value, pick.failure) === false) return;
+    const bar = confirmBar(pick.confirm || "Continue", async () => {
+      if (!chosen || await decide(pick.field, chosen.dataset.value, pick.failure) === false) return false;
       tbody.querySelectorAll("button").forEach((x) => { x.disabled = true; });
-      confirm.disabled = true;
       chosen.textContent = "Chosen";
+      return true;
     });
     return {
       choose(tr, button) {
@@ -95,11 +118,7 @@
         tr.classList.add("chosen");
         button.textContent = "Selected";
         chosen = button;
-        said.textContent = "Your choice: " + button.dataset.value;
-        if (bar.isConnected) return;
-        const root = document.getElementById("app");
-        const footer = root.querySelector(".st-footer");
-        if (footer) footer.before(bar); else root.append(bar);
+        bar.show("Your choice: " + button.dataset.value);
       },
     };
   }
@@ -157,7 +176,7 @@
       const thead = el("thead");
       thead.append(head);
       const tbody = el("tbody");
-      const pick = b.pick ? pickBar(b.pick, tbody) : null;
+      const pick = b.pick ? pickRows(b.pick, tbody) : null;
       for (const row of b.rows || []) {
         const tr = el("tr");
         row.forEach((cell, i) => tr.append(el("td", numeric.has(i) ? "num" : "", cell)));
@@ -283,13 +302,7 @@
     button.type = "submit";
     const message = el("div", "st-form-msg");
     box.append(button, message);
-    box.addEventListener("submit", async (e) => {
-      e.preventDefault();
-      if (state.decided || state.ctx.result !== "pending") return;
-      const missing = controls.filter((c) => c.spec.required &&
-        (c.spec.type === "checkbox" ? !c.control.checked : !c.value().trim()));
-      controls.forEach((c) => c.row.classList.toggle("missing", missing.includes(c)));
-      if (missing.length) { message.textContent = "Please fill in the fields marked *."; return; }
+    const send = async () => {
       state.decided = true;
       button.disabled = true;
       controls.forEach((c) => { c.control.disabled = true; c.control.querySelectorAll && c.control.querySelectorAll("input").forEach((i) => { i.disabled = true; }); });
@@ -300,6 +313,19 @@
       }
       message.textContent = b.done_text || "Thank you: your form was sent.";
       if (oks.every(Boolean)) state.ctx.succeed(); else state.ctx.fail(submit.failure || "wrong_answer");
+    };
+    const bar = submit.confirm ? confirmBar(submit.confirm, send) : null;
+    if (bar) box.addEventListener("input", () => bar.hide());  // a change needs a new submit
+    box.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      if (state.decided || state.ctx.result !== "pending") return;
+      const missing = controls.filter((c) => c.spec.required &&
+        (c.spec.type === "checkbox" ? !c.control.checked : !c.value().trim()));
+      controls.forEach((c) => c.row.classList.toggle("missing", missing.includes(c)));
+      if (missing.length) { message.textContent = "Please fill in the fields marked *."; return; }
+      if (!bar) { await send(); return; }
+      const given = controls.filter((c) => c.spec.type !== "checkbox" && c.value().trim());
+      bar.show("Please check: " + given.map((c) => c.spec.label + ": " + c.value()).join(" \u00b7 "));
     });
     return box;
   }
@@ -374,7 +400,7 @@
     const cfg = state.ctx.config;
     const main = document.getElementById("st-page");
     main.replaceChildren();
-    document.querySelectorAll(".st-pick-bar").forEach((bar) => bar.remove());
+    document.querySelectorAll(".st-confirm-bar").forEach((bar) => bar.remove());
     const crumbs = page.crumbs || [];
     if (crumbs.length) main.append(el("div", "st-crumbs", crumbs.join("  \u203a  ")));
     main.append(el("h1", "st-title", page.title));
@@ -384,8 +410,11 @@
     state.page = id;
     document.querySelectorAll(".st-navlink").forEach((a) => a.classList.toggle("active", a.dataset.to === id));
     if (page.final) {
-      if (!cfg.goal || !cfg.goal.field) throw new Error("site: a final page needs [config.goal]");
-      decide(cfg.goal.field, page.title, cfg.goal.failure);
+      const goal = cfg.goal || {};
+      if (!goal.field) throw new Error("site: a final page needs [config.goal]");
+      const answer = () => decide(goal.field, page.title, goal.failure);
+      if (goal.confirm) confirmBar(goal.confirm, answer).show(goal.prompt || "Did you find what you were looking for?");
+      else answer();
     }
   }
 
