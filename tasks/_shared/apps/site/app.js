@@ -79,7 +79,7 @@
   }
 
   // The bar above the footer where a choice waits for its confirmation (a table's pick, a form
-  // with submit.confirm): one stray click on a row or a submit button decides nothing.
+  // with submit.confirm, a final page with goal.confirm): one stray click decides nothing.
   function confirmBar(label, onConfirm) {
     const bar = el("div", "st-confirm-bar");
     const said = el("span", "st-confirm-text", "");
