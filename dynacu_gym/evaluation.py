@@ -131,8 +131,7 @@ def make_agent(spec: AgentSpec, env: Any, episode_seed: int | None = None) -> An
 
         return LLMAgent(**spec.options)
     if spec.name == "random" and episode_seed is not None:
-        seed = spec.options.get("seed")
-        seed = [0 if seed is None else int(seed), episode_seed]
+        seed = [int(spec.options.get("seed") or 0), episode_seed]
         return AGENTS["random"](env, **{**spec.options, "seed": seed})
     if spec.name in AGENTS:
         return AGENTS[spec.name](env, **spec.options)

@@ -100,9 +100,10 @@
     };
   }
 
-  // A table's pick: "Choose" selects a row; the bar's button (pick.confirm, default
-  // "Continue") gives it as the answer.
+  // A table's pick: each row's button (pick.label, default "Choose") selects the row; the bar's
+  // button (pick.confirm, default "Continue") gives it as the answer.
   function pickRows(pick, tbody) {
+    const label = pick.label || "Choose";
     let chosen = null;
     const bar = confirmBar(pick.confirm || "Continue", async () => {
       if (!chosen || await decide(pick.field, chosen.dataset.value, pick.failure) === false) return false;
@@ -110,15 +111,22 @@
       chosen.textContent = "Chosen";
       return true;
     });
+    const choose = (tr, button) => {
+      if (state.decided) return;
+      tbody.querySelectorAll("tr.chosen").forEach((x) => x.classList.remove("chosen"));
+      tbody.querySelectorAll("td.pick button").forEach((x) => { x.textContent = label; });
+      tr.classList.add("chosen");
+      button.textContent = "Selected";
+      chosen = button;
+      bar.show("Your choice: " + button.dataset.value);
+    };
     return {
-      choose(tr, button) {
-        if (state.decided) return;
-        tbody.querySelectorAll("tr.chosen").forEach((x) => x.classList.remove("chosen"));
-        tbody.querySelectorAll("td.pick button").forEach((x) => { x.textContent = pick.label || "Choose"; });
-        tr.classList.add("chosen");
-        button.textContent = "Selected";
-        chosen = button;
-        bar.show("Your choice: " + button.dataset.value);
+      /** The button of row `tr`, whose graded value is `value`. */
+      button(tr, value) {
+        const button = el("button", "st-button small", label);
+        button.dataset.value = value;
+        button.addEventListener("click", () => choose(tr, button));
+        return button;
       },
     };
   }
@@ -182,10 +190,7 @@
         row.forEach((cell, i) => tr.append(el("td", numeric.has(i) ? "num" : "", cell)));
         if (pick) {
           const td = el("td", "pick");
-          const button = el("button", "st-button small", b.pick.label || "Choose");
-          button.dataset.value = String(row[b.pick.column || 0]);
-          button.addEventListener("click", () => pick.choose(tr, button));
-          td.append(button);
+          td.append(pick.button(tr, String(row[b.pick.column || 0])));
           tr.append(td);
         }
         tbody.append(tr);
