@@ -14,6 +14,7 @@ import pytest
 import dynacu_gym
 from dynacu_gym import parse_action
 from dynacu_gym.env import DynaCUEnv
+from dynacu_gym.perception.keyframes import changed_fraction, gate_view
 from dynacu_gym.runtime.process import descendants
 from dynacu_gym.tasks import find_task
 
@@ -65,6 +66,21 @@ def test_scroll_moves_the_page(probe_env):
     probe_env.step(parse_action("scroll up 1"))
     probe_env.step(parse_action("wait 0.3"))
     assert _probe(probe_env)["scrollY"] == 200
+
+
+def test_an_open_dropdown_is_whole_in_the_screenshot_of_its_click(make_env):
+    """A native dropdown's list is a window of its own, which faded in over ~60 ms after the
+    page had painted: the click's screenshot showed it faint, and the next step showed it
+    again, changed. With window animations off it is whole at once."""
+    env = make_env("S22")
+    obs, _ = env.reset(seed=0)
+    before = gate_view(obs["screenshot"])
+    obs, *_ = env.step(parse_action(f"click {_center(env, '#f-subject')}"))
+    shot = gate_view(obs["screenshot"])
+    time.sleep(0.3)
+    later = gate_view(env.sandbox.display.grab())
+    assert changed_fraction(shot, before) > 0.05  # the list is open ...
+    assert changed_fraction(later, shot) == 0.0  # ... and nothing more came of the click
 
 
 def test_wait_takes_wall_time(probe_env):

@@ -25,7 +25,9 @@ CHROMIUM = "/usr/bin/chromium"
 
 # Flags for a closed network (no update checks, no sync, no QUIC probes) and a full-screen,
 # sound-playing, microphone-granting kiosk. Host resolution outside 127.0.0.1 fails, so even a
-# request that escaped the route filter could not leave the machine by name.
+# request that escaped the route filter could not leave the machine by name. Window animations
+# off: a dropdown's list is a window of its own that otherwise fades in for ~60 ms after the
+# page has painted, so the screenshot of the click that opens it showed it faint.
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -36,6 +38,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+    "--wm-window-animations-disabled",
     "--disable-session-crashed-bubble",
     "--disable-infobars",
     "--password-store=basic",
