@@ -44,6 +44,8 @@ RESULT_SCRIPT = (
     "() => [window.getTaskResult(), window.getTaskChecklist ? window.getTaskChecklist() : null]"
 )
 REWARD_MODES = ("binary", "checklist")
+# The agent's input: what it changes on screen is the step's screenshot, not news.
+INPUT_ACTIONS = (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL)
 
 
 class DynaCUEnv(gym.Env):
@@ -193,6 +195,11 @@ class DynaCUEnv(gym.Env):
         self._ended = False
         self._pointer = (SCREEN_WIDTH // 2, SCREEN_HEIGHT // 2)
         self._screenshot = np.zeros((SCREEN_HEIGHT, SCREEN_WIDTH, 3), dtype=np.uint8)
+        self.screenshot_time = 0.0  # monotonic time of the last screenshot's grab (its middle)
+        # (start, end) in monotonic time of the last step's input (a click, typing, a key or a
+        # scroll) up to its screenshot: what the screen did then, the agent's input did; None
+        # when the last step gave no input.
+        self.input_window: tuple[float, float] | None = None
         self._result = "pending"
         self._checks: dict[str, bool] = dict.fromkeys(task.checklist, False)
         self._credit = 0.0
@@ -241,7 +248,8 @@ class DynaCUEnv(gym.Env):
         self._checks = dict.fromkeys(self.task.checklist, False)
         self._credit = 0.0
         t_loaded = time.monotonic()
-        self._screenshot = self._sandbox().display.grab()
+        self.input_window = None
+        self._grab_screenshot()
         obs, parts = self._observation("")
         info = {
             "task_id": self.task.id,
@@ -285,11 +293,15 @@ class DynaCUEnv(gym.Env):
                 act = None
         result = self._result
         self._speech_info = None
+        self.input_window = None
+        input_start = None
         try:
             if not self._ended:
                 self._check_parts()
                 t = time.monotonic()
                 if act is not None:
+                    if act.type in INPUT_ACTIONS:
+                        input_start = t
                     self._perform(act)
                 timings["action"] = time.monotonic() - t
                 if act is not None and act.type == ActionType.SPEAK:
@@ -302,8 +314,10 @@ class DynaCUEnv(gym.Env):
                 result = self._read_result()
                 timings["result"] = time.monotonic() - t
             t = time.monotonic()
-            self._screenshot = self._sandbox().display.grab()
+            self._grab_screenshot()
             timings["capture"] = time.monotonic() - t
+            if input_start is not None:
+                self.input_window = (input_start, self.screenshot_time)
         except InfraError as e:
             infra_error = f"{type(e).__name__}: {e}"
         self._step += 1
@@ -519,8 +533,13 @@ class DynaCUEnv(gym.Env):
         elif act.type == ActionType.SPEAK:
             assert self._speaker is not None  # validated in step()
             self._speech_info = self._speaker(act)
-        if act.type in (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL):
+        if act.type in INPUT_ACTIONS:
             self._let_paint(browser)  # the screenshot shows what the input changed
+
+    def _grab_screenshot(self) -> None:
+        t = time.monotonic()
+        self._screenshot = self._sandbox().display.grab()
+        self.screenshot_time = (t + time.monotonic()) / 2
 
     def _let_paint(self, browser: Browser) -> None:
         """Wait until the page has painted what it last changed."""

@@ -16,7 +16,9 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
+from dynacu_agents import OracleAgent
 from dynacu_gym.env import DynaCUEnv
+from dynacu_gym.episode import run_episode
 from dynacu_gym.modes import apply_mode
 from dynacu_gym.perception.keyframes import (
     Keyframe,
@@ -24,9 +26,10 @@ from dynacu_gym.perception.keyframes import (
     changed_fraction,
     gate_view,
     select_keyframes,
+    unseen,
 )
 from dynacu_gym.runtime.process import InfraError
-from dynacu_gym.tasks import load_task
+from dynacu_gym.tasks import find_task, load_task
 from dynacu_gym.wrappers.narration import NarrationLog, Note
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tasks"
@@ -125,6 +128,30 @@ def test_selection_keeps_distinct_settled_frames_over_transitions():
     # What the agent already sees on screen is worth least.
     kept = select_keyframes(pool, 1, [seen, gate_view(slide_b)], 8.0, INTERVAL)
     assert kept[0].time == 6.0
+
+
+def test_unseen_leaves_out_what_the_agent_saw_and_its_own_input():
+    before = _frame(0, (0, 0, 320, 48))  # the previous step's screenshot: a field in focus
+    half_typed = before.copy()
+    half_typed[400:432, :640] = 255
+    typed = before.copy()
+    typed[400:432, :] = 255
+    toast = typed.copy()
+    toast[480:, 900:] = 255
+    pool = [
+        _keyframe(1.0, before),  # the capture caught the focus only after that screenshot
+        _keyframe(2.0, half_typed),  # during this step's typing
+        _keyframe(2.3, typed),
+        _keyframe(4.0, toast),  # the page's own doing, after the typing
+        _keyframe(5.5, typed.copy()),  # the toast gone: when it went is news, if no pixel is
+    ]
+    kept = unseen(pool, gate_view(before), own_input=(1.9, 2.5))
+    assert [k.time for k in kept] == [4.0, 5.5]
+    # Without an input, every change from the screen before it counts.
+    assert [k.time for k in unseen(pool, gate_view(before))] == [2.0, 2.3, 4.0, 5.5]
+    # A frame no different from the one kept before it is no news either.
+    twice = [_keyframe(1.0, toast), _keyframe(2.0, toast)]
+    assert [k.time for k in unseen(twice, gate_view(before))] == [1.0]
 
 
 def _product_page(card: tuple[int, int, int], name: str, rating: str, alpha: float = 1.0):
@@ -302,6 +329,50 @@ def test_static_page_produces_no_keyframes(probe_task):
         assert since["grabbed"] >= 5 and since["skipped"] == since["grabbed"]
     finally:
         env.close()
+
+
+class _Pausing:
+    """The scripted solution with a second's wait after each input, as an agent thinking."""
+
+    def __init__(self, env):
+        self.oracle = OracleAgent(env)
+        self.paused = True
+
+    def reset(self, instruction: str) -> None:
+        self.oracle.reset(instruction)
+        self.paused = True
+
+    def act(self, obs):
+        if not self.paused:
+            self.paused = True
+            return {"type": "wait", "seconds": 1.0}, {}
+        action, info = self.oracle.act(obs)
+        self.paused = action["type"] not in ("click", "type", "key")
+        return action, info
+
+
+@pytest.mark.browser
+def test_the_agents_own_input_brings_no_keyframe():
+    # A static contact form (S22): the solution clicks into four fields and types into each,
+    # with a wait after each input. Capturing at 10 frames a second, the gate lets through
+    # frames of the fields changing, during the input and after its screenshot. The step's
+    # screenshot shows what the input did, so the channel stays empty.
+    env = apply_mode(DynaCUEnv(find_task("S22")), "aoi_visual", keyframes={"fps": 10.0})
+    steps = []
+
+    def on_step(step, action, agent_info, obs, info):
+        if step:
+            steps.append((action, int(obs["keyframe_count"]), info["keyframes"]))
+
+    try:
+        outcome = run_episode(env, _Pausing(env), seed=0, on_step=on_step)
+    finally:
+        env.close()
+    assert outcome.success, outcome
+    assert all(count == 0 for _, count, _ in steps), steps
+    # The capture did see the screen change, and the gate let those frames through.
+    passed = sum(info["since_last_step"].get("keyframes", 0) for *_, info in steps)
+    assert passed >= 4, steps
 
 
 class _Recorder:

@@ -15,8 +15,12 @@ no load on the browser) and passes each frame through gates:
 
 A frame that passes becomes a keyframe and the new anchor of both gates. A frame the CLIP gate
 suppresses becomes the pixel gate's anchor only (the CLIP anchor stays the last keyframe).
-Keyframes wait in a bounded pool until the env's next step collects them;
-:func:`select_keyframes` then keeps at most K.
+Keyframes wait in a bounded pool until the env's next step collects the ones grabbed up to its
+screenshot. Those that show only what the agent has already seen go (:func:`unseen`): the
+frames grabbed while the agent's own input (a click, typing) took effect, whose outcome is the
+step's screenshot, and any frame no different from the one before it in the agent's view, the
+previous step's screenshot first. On a page that does nothing of its own the channel therefore
+stays empty whatever the agent does. :func:`select_keyframes` then keeps at most K.
 
 How K are chosen when more arrived: each keyframe is scored by how much it shows that the
 agent has not seen (its novelty: the smallest changed fraction against the previous step's
@@ -392,6 +396,40 @@ def _least_informative(pool: Sequence[Keyframe], interval: float, pixel_delta: i
     return best
 
 
+def unseen(
+    keyframes: Sequence[Keyframe],
+    previous: np.ndarray,
+    own_input: tuple[float, float] | None = None,
+    change_threshold: float = 0.01,
+    pixel_delta: int = 10,
+) -> list[Keyframe]:
+    """The keyframes of one step that show the agent something, oldest first.
+
+    The gate compared each frame with the keyframe before it, which need not be what the agent
+    saw: the agent's screenshot of the previous step may already show the change (the capture
+    caught the agent's click only after that screenshot). So the gate runs again over the step's
+    keyframes, starting from the previous screenshot, and frames grabbed during ``own_input``
+    are left out first: they show the agent's input taking effect, whose outcome the step's
+    screenshot shows.
+
+    Args:
+        keyframes: the keyframes grabbed since the previous screenshot, oldest first.
+        previous: the gate view of the previous step's screenshot.
+        own_input: (start, end) monotonic times of the step's input, or None.
+        change_threshold: as for the gate.
+        pixel_delta: as for the gate.
+    """
+    kept: list[Keyframe] = []
+    last = previous
+    for keyframe in keyframes:
+        if own_input is not None and own_input[0] <= keyframe.time <= own_input[1]:
+            continue
+        if changed_fraction(keyframe.view, last, pixel_delta) >= change_threshold:
+            kept.append(keyframe)
+            last = keyframe.view
+    return kept
+
+
 def select_keyframes(
     keyframes: Sequence[Keyframe],
     k: int,
@@ -403,10 +441,10 @@ def select_keyframes(
     """At most ``k`` keyframes, the most informative, in time order (see the module doc).
 
     Args:
-        keyframes: candidates, oldest first.
+        keyframes: candidates, oldest first, each new to the agent (see :func:`unseen`).
         k: how many to keep.
         seen: gate views the agent has already seen (the previous and current screenshots).
-        until: when the last candidate's dwell ends (the step's time).
+        until: when the last candidate's dwell ends (the step's screenshot).
         interval: the capture interval, seconds.
         pixel_delta: as for the gate.
     """

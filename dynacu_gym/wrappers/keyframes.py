@@ -2,7 +2,8 @@
 
 A screenshot per step misses what appeared and went while the agent thought: a toast, a slide,
 a number that ticked past. This wrapper runs a :class:`KeyframeCapture` beside the episode and
-adds to each observation the keyframes grabbed since the previous step:
+adds to each observation the keyframes grabbed between the previous step's screenshot and this
+one's, less what the agent has seen (its own input taking effect, frames like the one before):
 
 - ``keyframes``: (K, 720, 1280, 3) uint8, the first ``keyframe_count`` filled, oldest first,
   the rest zero;
@@ -33,6 +34,7 @@ from dynacu_gym.perception.keyframes import (
     KeyframeCapture,
     gate_view,
     select_keyframes,
+    unseen,
 )
 from dynacu_gym.record import render_record
 from dynacu_gym.runtime.process import InfraError
@@ -151,16 +153,21 @@ class KeyframeObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if truncated and "infra_error" in info:
             return self._observe(obs, info, [], 0)[0], reward, terminated, truncated, info
         t = time.monotonic()
+        base = self.base
+        # Up to the screenshot: what came after it belongs to the next step, measured from it.
+        until = base.screenshot_time
         try:
-            pool = self.capture.collect(until=t)
+            pool = self.capture.collect(until=until)
         except InfraError as e:
             info = {**info, "infra_error": f"{type(e).__name__}: {e}"}
             return self._observe(obs, info, [], 0)[0], reward, terminated, True, info
+        assert self._seen is not None  # set by reset
         current = gate_view(obs["screenshot"])
-        seen = [v for v in (self._seen, current) if v is not None]
-        kept = select_keyframes(pool, self.max_keyframes, seen, t, self.capture.interval)
+        fresh = unseen(pool, self._seen, base.input_window, self.change_threshold)
+        seen = [self._seen, current]
+        kept = select_keyframes(fresh, self.max_keyframes, seen, until, self.capture.interval)
         self._seen = current
-        obs, info = self._observe(obs, info, kept, len(pool))
+        obs, info = self._observe(obs, info, kept, len(fresh))
         info["timings"] = {**info.get("timings", {}), "keyframes": time.monotonic() - t}
         return obs, reward, terminated, truncated, info
 
