@@ -16,6 +16,8 @@
    Whisper transcript in the audio modes, and the screenshots and keyframes read by OCR
    (tesseract). An item is *seen* when at least half its keys are found, or all of them for
    an item whose every piece the agent needs (``all_keys``: five prices to find the cheapest).
+   A key of three words or more is also found where OCR split it over a wrapped line with the
+   next column's lines in between, and a lone bar counts as a capital I (see :func:`key_found`).
 
    A sixth watcher, the **timeline**, records everything the page showed: aoi_visual looking
    every 5 s with K = 16, so no keyframe is ever dropped (5 s at 3 frames a second is 15
@@ -112,6 +114,9 @@ CHECKS = ("solvable", "null", "random", "nearmiss", "evidence", "silent")
 
 _TRAILING_PUNCT = re.compile(r"(?<=\w)[,;:.!?)\]]+(?=\s|$)")
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.I)
+_BAR_FOR_I = re.compile(r"(?<!\S)\|(?!\S)")  # OCR reads a capital I alone as a bar
+WRAP_LINES = 8  # how far below a wrapped line its rest may come (OCR interleaves columns)
+WRAP_WORDS = 3  # a key found wrapped has at least this many words: two are too easily met
 # A transcript line in a record: (12.3s–15.0s) "what was said"
 _HEARD = re.compile(r"^\((\d+(?:\.\d+)?)s–(\d+(?:\.\d+)?)s\) \"(.*)\"", re.M)
 
@@ -142,9 +147,28 @@ def key_found(key: str, text: str) -> bool:
     wanted = normalize("text", key)
     if not wanted:
         return False
-    return (
-        re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", normalize("text", text) or "") is not None
-    )
+    text = _BAR_FOR_I.sub("I", text)
+    if re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", normalize("text", text) or ""):
+        return True
+    return len(wanted.split()) >= WRAP_WORDS and _wrapped(wanted.split(), text)
+
+
+def _wrapped(words: list[str], text: str) -> bool:
+    """Whether ``words`` run over a line's end in OCR text, with other lines in between.
+
+    One line ends with their start and one of the next ``WRAP_LINES`` starts with the rest. Text
+    that wraps in a narrow card comes out of OCR split, often with lines of the column
+    beside it in between ("last booking 9:30", "Date *", "pm)").
+    """
+    lines = [line.split() for line in (normalize("text", ln) for ln in text.splitlines()) if line]
+    for i, line in enumerate(lines):
+        for cut in range(1, len(words)):
+            head, rest = words[:cut], words[cut:]
+            if line[-cut:] != head:
+                continue
+            if any(below[: len(rest)] == rest for below in lines[i + 1 : i + 1 + WRAP_LINES]):
+                return True
+    return False
 
 
 _NUMBER_WORDS = {*_UNITS, *_TENS, *_SCALES, "hundred"}

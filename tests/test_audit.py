@@ -60,6 +60,13 @@ from dynacu_gym.tasks import Evidence, SolutionStep, find_task
         ("under twenty", "anything under 20 minutes", True),
         ("under twenty", "under 200 pounds", False),
         ("temple garden", "a foggy temple garden", True),
+        # OCR of a narrow card wrapped beside a form: the column's lines come in between.
+        ("last booking 9:30 pm", "Friday: 5 pm (last booking 9:30\n\nDate *\n\npm)", True),
+        ("last booking 9:30 pm", "Friday: 5 pm (last booking 9:30\nDate *\n10:00 pm)", False),
+        ("last booking 9:30 pm", "last booking 9:30\n" + "line\n" * 8 + "pm)", False),
+        ("in stock", "not in\nDate *\nstock", False),  # two words meet over lines too easily
+        # A capital I alone, as OCR reads it in a checkbox's label.
+        ("I would recommend it", "{_] | would recommend it", True),
     ],
 )
 def test_a_key_is_found_in_words_and_digits_alike(key, text, found):
