@@ -18,11 +18,11 @@ from dynacu_gym.imaging import save_png
 @pytest.mark.browser
 def test_collected_episodes_load_as_a_dataset_of_chat_turns(tmp_path, capsys):
     out = tmp_path / "demos"
-    assert main(["collect", "--agent", "oracle", "--tasks", "F1", "--modes", "aoi_visual",
+    assert main(["collect", "--agent", "oracle", "--tasks", "F2", "--modes", "aoi_visual",
                  "--out", str(out)]) == 0  # fmt: skip
     assert "1 episodes, 1 solved" in capsys.readouterr().out
     rows = datasets.load_dataset("json", data_files=str(out / DEMOS_FILE), split="train")
-    trace = json.loads((out / "traces" / "F1-aoi_visual-oracle-0" / "trace.jsonl").read_text()
+    trace = json.loads((out / "traces" / "F2-aoi_visual-oracle-0" / "trace.jsonl").read_text()
                        .splitlines()[-1])  # fmt: skip
     assert len(rows) == trace["step"]  # a line per action the oracle took
     keyframes = 0
@@ -37,8 +37,8 @@ def test_collected_episodes_load_as_a_dataset_of_chat_turns(tmp_path, capsys):
         parse_action(assistant["content"][0]["text"])  # the reply is a valid action line
         assert row["outcome"] == {"result": "success", "success": True, "credit": 1.0,
                                   "steps": len(rows)}  # fmt: skip
-        assert (row["task"], row["mode"], row["agent"]) == ("F1", "aoi_visual", "oracle")
-    assert keyframes > 0  # F1's page changed between some steps
+        assert (row["task"], row["mode"], row["agent"]) == ("F2", "aoi_visual", "oracle")
+    assert keyframes > 0  # F2's page changes while the oracle waits for the text
     assert [row["step"] for row in rows] == list(range(1, len(rows) + 1))
 
 
