@@ -8,6 +8,7 @@ itself (a MutationObserver on the element that changes), not from the code under
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -147,6 +148,9 @@ def test_unseen_leaves_out_what_the_agent_saw_and_its_own_input():
     ]
     kept = unseen(pool, gate_view(before), own_input=(1.9, 2.5))
     assert [k.time for k in kept] == [4.0, 5.5]
+    # Each change is against what the agent saw before it: from the screenshot, the typed line
+    # (two rows of 80 cells, of 3600) and the toast (24 x 15 cells); then the toast going.
+    assert [k.change for k in kept] == pytest.approx([(160 + 360) / 3600, 360 / 3600])
     # Without an input, every change from the screen before it counts.
     assert [k.time for k in unseen(pool, gate_view(before))] == [2.0, 2.3, 4.0, 5.5]
     # A frame no different from the one kept before it is no news either.
@@ -572,19 +576,23 @@ def test_full_mode_links_keyframes_to_the_sentences_they_fall_in():
     links = 0
     try:
         obs, _ = env.reset(seed=0)
-        while float(obs["elapsed"]) < 14.0:
-            obs, _, _, truncated, info = env.step({"type": "wait", "seconds": 4.0})
+        # The first sentence runs from about 5 s to 9 s, and its transcript comes in the step
+        # after it ends. One step over both gives the keyframes grabbed while it was spoken.
+        for seconds in (12.0, 4.0):
+            obs, _, _, truncated, info = env.step({"type": "wait", "seconds": seconds})
             assert not truncated, info.get("infra_error")
             times = obs["keyframe_times"][: int(obs["keyframe_count"])]
             for segment in info["audio"]["recent"]:
-                inside = [
-                    f"keyframe {k + 1}"
-                    for k, t in enumerate(times)
-                    if segment["start"] - 0.05 <= t <= segment["end"] + 0.05
-                ]
-                if inside:
-                    links += 1
-                    assert ", ".join(inside) in obs["recent_audio"], (segment, times)
+                # The sentence's line, and the one under it that names its keyframes, if any.
+                after = obs["recent_audio"].split(f'"{segment["text"]}"', 1)[1].split("\n")
+                under = after[1] if len(after) > 1 and after[1].startswith("  ↳") else ""
+                named = [int(n) for n in re.findall(r"keyframe (\d+)", under)]
+                # Times in info are rounded to the millisecond: a frame on an edge goes either way.
+                lo, hi, edge = segment["start"], segment["end"], 0.002
+                inside = [k + 1 for k, t in enumerate(times) if lo + edge <= t <= hi - edge]
+                assert set(inside) <= set(named), (segment, times, under)
+                assert all(lo - edge <= times[k - 1] <= hi + edge for k in named), (segment, times)
+                links += bool(inside)
         record = obs["record"]
         order = ["[AUDIO CONTEXT", "[RECENT AUDIO", "[VISUAL", "[NARRATION]", "[TASK]"]
         assert [record.index(h) for h in order] == sorted(record.index(h) for h in order)

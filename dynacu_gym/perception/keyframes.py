@@ -35,6 +35,7 @@ change-from-its-predecessor times stability is dropped (never the newest).
 from __future__ import annotations
 
 import collections
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -410,7 +411,8 @@ def unseen(
     caught the agent's click only after that screenshot). So the gate runs again over the step's
     keyframes, starting from the previous screenshot, and frames grabbed during ``own_input``
     are left out first: they show the agent's input taking effect, whose outcome the step's
-    screenshot shows.
+    screenshot shows. Each keyframe kept has its ``change`` against the one kept before it (the
+    previous screenshot for the first), as the agent sees them.
 
     Args:
         keyframes: the keyframes grabbed since the previous screenshot, oldest first.
@@ -424,8 +426,9 @@ def unseen(
     for keyframe in keyframes:
         if own_input is not None and own_input[0] <= keyframe.time <= own_input[1]:
             continue
-        if changed_fraction(keyframe.view, last, pixel_delta) >= change_threshold:
-            kept.append(keyframe)
+        change = changed_fraction(keyframe.view, last, pixel_delta)
+        if change >= change_threshold:
+            kept.append(dataclasses.replace(keyframe, change=change))
             last = keyframe.view
     return kept
 
