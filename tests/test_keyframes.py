@@ -240,6 +240,29 @@ def test_capture_thread_gates_pools_and_reports_failure():
     assert capture.stats.grabbed == screen.grabs
 
 
+def test_collect_waits_for_a_frame_grabbed_before_it_to_be_gated():
+    # A step's screenshot is taken while the capture thread has a frame in hand: that frame,
+    # grabbed first, belongs to this step (its own input's window), not to the next.
+    screen = _Screen(_frame(0))
+    started = threading.Event()
+
+    def slow_grab() -> np.ndarray:
+        started.set()
+        time.sleep(0.1)  # a grab that takes long under load: its time is its middle
+        return screen.grab()
+
+    capture = KeyframeCapture(slow_grab, fps=2)
+    capture.start(screen.frame, time.monotonic())
+    try:
+        screen.frame = _frame(0, (0, 0, 640, 360))
+        assert started.wait(2.0)
+        until = time.monotonic() + 0.06  # past the grab's middle, while it is still in hand
+        taken = capture.collect(until)
+        assert len(taken) == 1 and taken[0].time <= until
+    finally:
+        capture.stop()
+
+
 def test_capture_rejects_bad_settings():
     with pytest.raises(ValueError, match="fps"):
         KeyframeCapture(lambda: _frame(0), fps=0)

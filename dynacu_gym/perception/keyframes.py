@@ -203,6 +203,7 @@ class KeyframeCapture:
             collections.deque()
         )
         self._judging = False  # the CLIP worker holds a frame out of the queue
+        self._grabbing: float | None = None  # when the grab being gated started, if one is
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._error: BaseException | None = None
@@ -230,16 +231,19 @@ class KeyframeCapture:
     def collect(self, until: float, wait_s: float = 0.25) -> list[Keyframe]:
         """Take the keyframes grabbed up to ``until`` out of the pool, oldest first.
 
-        With the CLIP gate on, waits up to ``wait_s`` for frames grabbed before ``until`` that
-        are still being judged; ones not judged by then come with a later collect.
+        Waits up to ``wait_s`` for a frame whose grab started before ``until`` to be gated (a
+        few milliseconds), and with the CLIP gate on, for such frames still being judged; ones
+        not judged by then come with a later collect.
 
         Raises:
             InfraError: the capture thread failed (the display died).
         """
         deadline = time.monotonic() + wait_s
         with self._wake:
-            while self.clip is not None and self._error is None:
-                waiting = self._judging or any(t <= until for t, *_ in self._pending)
+            while self._error is None:
+                waiting = self._grabbing is not None and self._grabbing <= until
+                if self.clip is not None:
+                    waiting = waiting or self._judging or any(t <= until for t, *_ in self._pending)
                 remaining = deadline - time.monotonic()
                 if not waiting or remaining <= 0:
                     break
@@ -267,7 +271,8 @@ class KeyframeCapture:
         next_tick = time.monotonic() + self.interval
         try:
             while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
-                t0 = time.monotonic()
+                with self._lock:  # a collect sees this grab from the moment it starts
+                    t0 = self._grabbing = time.monotonic()
                 frame = self.grab()
                 t1 = time.monotonic()
                 grabbed_at = (t0 + t1) / 2
@@ -289,7 +294,8 @@ class KeyframeCapture:
                         self._accept(Keyframe(grabbed_at, frame, view, change))
                     else:
                         self._pending.append((grabbed_at, frame, view, change))
-                        self._wake.notify_all()
+                    self._grabbing = None
+                    self._wake.notify_all()
                     s.cpu_seconds += time.thread_time() - cpu0
                 cpu0 = time.thread_time()
                 next_tick += self.interval
@@ -301,6 +307,7 @@ class KeyframeCapture:
         except BaseException as e:  # noqa: BLE001 - reported to the env at its next collect
             with self._wake:
                 self._error = e
+                self._grabbing = None
                 self._wake.notify_all()
         finally:
             if self.release is not None:
