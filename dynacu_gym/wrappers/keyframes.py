@@ -148,7 +148,7 @@ class KeyframeObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return self._observe(obs, info, [], 0)
 
     def step(self, action: Any):
-        """Step the env, then add the keyframes grabbed since the previous step."""
+        """Step the env, then add what the screen showed since the previous screenshot."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         if truncated and "infra_error" in info:
             return self._observe(obs, info, [], 0)[0], reward, terminated, truncated, info
