@@ -3,7 +3,12 @@ a listening page decides the task on what Whisper heard. Nothing typed counts as
 
 from __future__ import annotations
 
+import base64
+import io
+import os
+import subprocess
 import time
+import wave
 from pathlib import Path
 
 import gymnasium as gym
@@ -15,6 +20,7 @@ from dynacu_gym.env import DynaCUEnv
 from dynacu_gym.modes import apply_mode
 from dynacu_gym.perception.speech import phrases
 from dynacu_gym.perception.tts import load_voice
+from dynacu_gym.runtime.audio import MIC_SINK
 from dynacu_gym.tasks import load_task
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tasks" / "H"
@@ -210,3 +216,76 @@ def test_page_microphones_have_no_echo_cancellation(probe_task):
         env.close()
     assert settings["echoCancellation"] is False
     assert settings["noiseSuppression"] is False and settings["autoGainControl"] is False
+
+
+# Keeps each audio upload the page sends to the recogniser, as base64 (test instrumentation).
+KEEP_UPLOADS = """() => {
+  window.__uploads = [];
+  const fetch0 = window.fetch;
+  window.fetch = async (url, init) => {
+    if (String(url).endsWith("/api/listen")) {
+      const bytes = new Uint8Array(await init.body.arrayBuffer());
+      let s = "";
+      for (let i = 0; i < bytes.length; i += 32768) {
+        s += String.fromCharCode(...bytes.subarray(i, i + 32768));
+      }
+      window.__uploads.push(btoa(s));
+    }
+    return fetch0(url, init);
+  };
+  // A busy page: its thread is taken 80 ms in every 120 ms (layout, scripts, screenshots).
+  setInterval(() => { const t = performance.now(); while (performance.now() - t < 80) {} }, 120);
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.audio
+def test_a_busy_page_hears_every_sample_of_the_microphone():
+    """A tone played into the microphone reaches the recogniser whole while the page is busy.
+
+    Each half period of the tone must be as long as it was played: a block dropped or repeated
+    by the page's recorder breaks that. A ScriptProcessor, which runs on the page's thread,
+    broke about 20 here.
+    """
+    env = apply_mode(DynaCUEnv(load_task(PROBE)), "aoi_interactive")
+    try:
+        base = env.unwrapped
+        env.reset(seed=0)
+        _until(env, "document.querySelector('#state.listening')", step_s=0.2)
+        base.evaluate_in_page(KEEP_UPLOADS)
+        # Past the first seconds of the page's audio clock, which may skip a block as it starts.
+        env.step({"type": "wait", "seconds": 3.0})
+        rate, hz, seconds = 22050, 440.0, 2.0
+        t = np.arange(int(seconds * rate)) / rate
+        tone = (0.3 * 32767 * np.sin(2 * np.pi * hz * t)).astype("<i2").tobytes()
+        # A deep buffer: the player never runs dry, so any loss is the page's.
+        subprocess.run(
+            [
+                "pacat",
+                "--playback",
+                "--raw",
+                "--format=s16le",
+                f"--rate={rate}",
+                "--channels=1",
+                f"--device={MIC_SINK}",
+                "--latency-msec=300",
+            ],
+            input=tone,
+            env={**os.environ, **base.sandbox.audio.client_env()},
+            check=True,
+            timeout=30,
+        )
+        _until(env, "window.__uploads.length > 0", 15.0, step_s=0.2)
+        upload = base64.b64decode(base.evaluate_in_page("() => window.__uploads[0]"))
+    finally:
+        env.close()
+    with wave.open(io.BytesIO(upload)) as w:
+        got_rate = w.getframerate()
+        audio = np.frombuffer(w.readframes(w.getnframes()), "<i2").astype(np.float64) / 32768
+    loud = np.flatnonzero(np.abs(audio) > 0.1)
+    heard = audio[loud[0] : loud[-1] + 1]
+    crossings = np.flatnonzero(np.signbit(heard[1:]) != np.signbit(heard[:-1]))
+    broken = np.abs(np.diff(crossings) - got_rate / hz / 2) > 2
+    # The browser's own audio clock may skip once under this load (a block of silence); a
+    # recorder that drops or repeats blocks breaks dozens of half periods.
+    assert broken.sum() <= 2, f"{broken.sum()} half periods of the tone broken"

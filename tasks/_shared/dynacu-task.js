@@ -271,6 +271,27 @@
   }
 
   /** Float32 blocks -> a 16-bit mono WAV Blob. */
+  // The microphone's recorder on the audio thread: it posts each 1024 samples (23 ms at
+  // 44.1 kHz) with the audio clock's time of the last one (seconds).
+  const MIC_WORKLET = `
+registerProcessor("dynacu-mic", class extends AudioWorkletProcessor {
+  constructor() { super(); this.block = new Float32Array(1024); this.n = 0; }
+  process(inputs) {
+    const input = inputs[0][0];
+    if (!input) return true;
+    for (let i = 0; i < input.length; i++) {
+      this.block[this.n++] = input[i];
+      if (this.n === this.block.length) {
+        const time = currentTime + (i + 1) / sampleRate;
+        this.port.postMessage({samples: this.block, time}, [this.block.buffer]);
+        this.block = new Float32Array(1024);
+        this.n = 0;
+      }
+    }
+    return true;
+  }
+});`;
+
   function encodeWav(blocks, rate) {
     const n = blocks.reduce((a, b) => a + b.length, 0);
     const buffer = new ArrayBuffer(44 + n * 2);
@@ -429,31 +450,46 @@
      * send it to the task server for speech recognition, and call onUtterance(text, info).
      * Returns {stop(), level()}. Options: threshold (RMS), silenceMs (end of an utterance),
      * maxMs (longest utterance), preRollMs (audio kept from before the onset).
+     *
+     * The audio is taken on the audio thread (an AudioWorklet) and queued to the page, so a
+     * busy page delays it but loses none; times are the audio's own. (A ScriptProcessor runs
+     * on the page's thread: when the page was busy it dropped and repeated blocks, and Whisper
+     * heard "The driver is David." as "The driver is dated.")
      */
     async listen(onUtterance, options = {}) {
       const opts = Object.assign({threshold: 0.01, silenceMs: 900, maxMs: 20000, preRollMs: 400, minMs: 250}, options);
       const stream = await navigator.mediaDevices.getUserMedia({audio: true});
       const ac = new AudioContext();
       const source = ac.createMediaStreamSource(stream);
-      const node = ac.createScriptProcessor(2048, 1, 1);
+      const module = URL.createObjectURL(new Blob([MIC_WORKLET], {type: "text/javascript"}));
+      try { await ac.audioWorklet.addModule(module); } finally { URL.revokeObjectURL(module); }
+      const node = new AudioWorkletNode(ac, "dynacu-mic");
       const rate = ac.sampleRate;
       const preRoll = [];           // recent blocks before an utterance starts
       let current = null;           // blocks of the utterance in progress
-      let lastVoice = 0, started = 0, level = 0;
+      let lastVoice = 0, started = 0, startedAt = 0, level = 0;
       // onsets: performance.now() of each utterance's first loud block; log: per utterance sent
       // to the server, {onset, sent, heardAt, text} (performance.now() ms), for tests and timing.
       const mic = {level: 0, speaking: false, utterances: 0, heard: [], onsets: [], log: []};
       state.mic = mic;
-      node.onaudioprocess = (e) => {
-        const block = new Float32Array(e.inputBuffer.getChannelData(0));
+      // performance.now() of a moment on the audio clock (seconds)
+      const onPageClock = (time) => {
+        const stamp = ac.getOutputTimestamp();
+        return stamp.performanceTime + (time - stamp.contextTime) * 1000;
+      };
+      node.port.onmessage = ({data}) => {
+        const block = data.samples;
+        const t = data.time * 1000;  // ms on the audio clock, when the block's last sample came
         let sum = 0;
         for (let i = 0; i < block.length; i++) sum += block[i] * block[i];
         level = Math.sqrt(sum / block.length);
         mic.level = level;
-        const t = performance.now();
         if (level > opts.threshold) {
           lastVoice = t;
-          if (!current) { current = preRoll.splice(0); started = t; mic.speaking = true; mic.onsets.push(t); }
+          if (!current) {
+            current = preRoll.splice(0); started = t; startedAt = onPageClock(data.time);
+            mic.speaking = true; mic.onsets.push(startedAt);
+          }
         }
         if (current) {
           current.push(block);
@@ -461,7 +497,7 @@
             const blocks = current;
             current = null;
             mic.speaking = false;
-            if (t - started >= opts.minMs) upload(blocks, started);
+            if (t - started >= opts.minMs) upload(blocks, startedAt);
           }
         } else {
           preRoll.push(block);
@@ -469,7 +505,7 @@
         }
       };
       source.connect(node);
-      node.connect(ac.destination);  // a ScriptProcessor only runs when connected; it outputs silence
+      node.connect(ac.destination);  // pulled by the graph; it outputs silence
       async function upload(blocks, onset) {
         mic.utterances += 1;
         const sent = performance.now();
@@ -486,7 +522,7 @@
       }
       return {
         level: () => level,
-        stop() { node.disconnect(); source.disconnect(); stream.getTracks().forEach((tr) => tr.stop()); ac.close(); },
+        stop() { node.port.onmessage = null; node.disconnect(); source.disconnect(); stream.getTracks().forEach((tr) => tr.stop()); ac.close(); },
       };
     },
     succeed() { return finish(state.episode.success); },
