@@ -395,6 +395,17 @@ class DynaCUEnv(gym.Env):
         self._speaker = speaker
 
     @property
+    def heard(self) -> list[str]:
+        """What the page's recogniser heard this episode, one text per utterance, in order.
+
+        A listening page's uploads, as Whisper transcribed them; empty for other pages. It is
+        what a spoken answer was judged on, so an episode line keeps it.
+        """
+        if self.sandbox is None:
+            return []
+        return list(self.sandbox.server.heard)
+
+    @property
     def episode_start(self) -> float:
         """Monotonic time the page's clock started.
 

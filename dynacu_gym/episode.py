@@ -37,6 +37,8 @@ class EpisodeResult:
         clock: how the page's time passed: ``"realtime"`` (the benchmark's) or ``"paused"``.
         variety: whether each reset drew one of the task's variants.
         variant: which of the task's variants played (0, the benchmark's, without variety).
+        heard: what a listening page's recogniser heard, one text per utterance (empty for
+            other pages): what spoken answers were judged on.
     """
 
     task: str
@@ -57,6 +59,7 @@ class EpisodeResult:
     clock: str = "realtime"
     variety: bool = False
     variant: int = 0
+    heard: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -135,4 +138,5 @@ def run_episode(
         clock=base.clock,  # type: ignore[attr-defined]
         variety=base.variety,  # type: ignore[attr-defined]
         variant=task.variant,
+        heard=base.heard,  # type: ignore[attr-defined]
     )

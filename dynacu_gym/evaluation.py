@@ -208,6 +208,7 @@ def run_one(
         clock=outcome.clock,
         variety=outcome.variety,
         variant=outcome.variant,
+        heard=outcome.heard,
     )
 
 

@@ -105,7 +105,7 @@ def test_spoken_answer_decides_a_listening_page(said, expected):
         assert 0.5 < speech["duration"] < 4.0
         assert f'speak "{said}"' in obs["record"]
         reward, info = _finish(env)
-        heard = env.unwrapped.sandbox.server.heard
+        heard = env.unwrapped.heard  # what the page's recogniser heard, as an episode line keeps it
     finally:
         env.close()
     assert info["task_result"] == expected and reward == (1.0 if expected == "success" else 0.0)
