@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import signal
 import subprocess
 import time
 import wave
@@ -22,6 +23,7 @@ from dynacu_gym.perception.speech import phrases
 from dynacu_gym.perception.tts import load_voice
 from dynacu_gym.runtime.audio import MIC_SINK
 from dynacu_gym.tasks import load_task
+from dynacu_gym.wrappers.speech import Speech
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tasks" / "H"
 PROBE = FIXTURES / "90-listen-probe"
@@ -233,9 +235,21 @@ KEEP_UPLOADS = """() => {
     }
     return fetch0(url, init);
   };
-  // A busy page: its thread is taken 80 ms in every 120 ms (layout, scripts, screenshots).
+}"""
+# A busy page: its thread is taken 80 ms in every 120 ms (layout, scripts, screenshots).
+BUSY_PAGE = """() => {
   setInterval(() => { const t = performance.now(); while (performance.now() - t < 80) {} }, 120);
 }"""
+
+
+def _first_upload(env) -> tuple[np.ndarray, int]:
+    """The first audio the page sent to the recogniser (KEEP_UPLOADS), as floats, and its rate."""
+    _until(env, "window.__uploads.length > 0", 20.0, step_s=0.2)
+    upload = base64.b64decode(env.unwrapped.evaluate_in_page("() => window.__uploads[0]"))
+    with wave.open(io.BytesIO(upload)) as w:
+        rate = w.getframerate()
+        audio = np.frombuffer(w.readframes(w.getnframes()), "<i2").astype(np.float64) / 32768
+    return audio, rate
 
 
 @pytest.mark.browser
@@ -245,7 +259,8 @@ def test_a_busy_page_hears_every_sample_of_the_microphone():
 
     Each half period of the tone must be as long as it was played: a block dropped or repeated
     by the page's recorder breaks that. A ScriptProcessor, which runs on the page's thread,
-    broke about 20 here.
+    broke about 20 here; an AudioWorklet, on Web Audio's clock, broke none on a quiet machine
+    but lost up to a tenth of the tone with two other envs running.
     """
     env = apply_mode(DynaCUEnv(load_task(PROBE)), "aoi_interactive")
     try:
@@ -253,8 +268,7 @@ def test_a_busy_page_hears_every_sample_of_the_microphone():
         env.reset(seed=0)
         _until(env, "document.querySelector('#state.listening')", step_s=0.2)
         base.evaluate_in_page(KEEP_UPLOADS)
-        # Past the first seconds of the page's audio clock, which may skip a block as it starts.
-        env.step({"type": "wait", "seconds": 3.0})
+        base.evaluate_in_page(BUSY_PAGE)
         rate, hz, seconds = 22050, 440.0, 2.0
         t = np.arange(int(seconds * rate)) / rate
         tone = (0.3 * 32767 * np.sin(2 * np.pi * hz * t)).astype("<i2").tobytes()
@@ -275,17 +289,51 @@ def test_a_busy_page_hears_every_sample_of_the_microphone():
             check=True,
             timeout=30,
         )
-        _until(env, "window.__uploads.length > 0", 15.0, step_s=0.2)
-        upload = base64.b64decode(base.evaluate_in_page("() => window.__uploads[0]"))
+        audio, got_rate = _first_upload(env)
     finally:
         env.close()
-    with wave.open(io.BytesIO(upload)) as w:
-        got_rate = w.getframerate()
-        audio = np.frombuffer(w.readframes(w.getnframes()), "<i2").astype(np.float64) / 32768
     loud = np.flatnonzero(np.abs(audio) > 0.1)
     heard = audio[loud[0] : loud[-1] + 1]
     crossings = np.flatnonzero(np.signbit(heard[1:]) != np.signbit(heard[:-1]))
     broken = np.abs(np.diff(crossings) - got_rate / hz / 2) > 2
-    # The browser's own audio clock may skip once under this load (a block of silence); a
-    # recorder that drops or repeats blocks breaks dozens of half periods.
-    assert broken.sum() <= 2, f"{broken.sum()} half periods of the tone broken"
+    assert broken.sum() == 0, f"{broken.sum()} half periods of the tone broken"
+
+
+@pytest.mark.browser
+@pytest.mark.audio
+def test_the_voice_has_no_hole_when_its_player_is_late():
+    """The agent's voice reaches the page whole when its player is woken 80 ms late.
+
+    A busy machine wakes the player late now and then. With a 20 ms buffer the voice ran dry
+    about 25 times an episode with two other envs running, the page heard digital silence
+    inside words, and Whisper heard "truck" as "track".
+    """
+    env = apply_mode(DynaCUEnv(load_task(PROBE)), "aoi_interactive")
+    try:
+        base = env.unwrapped
+        env.reset(seed=0)
+        _until(env, "document.querySelector('#state.listening')", step_s=0.2)
+        base.evaluate_in_page(KEEP_UPLOADS)
+        said = "The monthly fee is four thousand eight hundred dollars."
+        _, _, _, _, info = env.step({"type": "speak", "text": said})
+        speaker = env
+        while not isinstance(speaker, Speech):
+            speaker = speaker.env
+        pid = speaker.output.pid
+        time.sleep(
+            max(0.0, base.episode_start + info["speech"]["starts_at"] + 0.3 - time.monotonic())
+        )
+        for _ in range(3):  # three stalls while it speaks
+            os.kill(pid, signal.SIGSTOP)
+            time.sleep(0.08)
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.5)
+        audio, rate = _first_upload(env)
+    finally:
+        env.close()
+    loud = np.flatnonzero(np.abs(audio) > 0.02)
+    silent = np.abs(audio[loud[0] : loud[-1] + 1]) < 1e-6
+    # Runs of exact zeros: piper's own pauses have none longer than a fraction of a millisecond.
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], silent.astype(np.int8), [0]])))
+    holes = (edges[1::2] - edges[::2]) / rate
+    assert not (holes > 0.005).any(), f"holes in the voice (s): {holes[holes > 0.005].round(3)}"

@@ -31,7 +31,12 @@ from dynacu_gym.perception.tts import Voice
 from dynacu_gym.runtime.audio import MIC_SINK, AudioServer
 from dynacu_gym.runtime.process import ChildProcess, InfraError
 
-DEVICE_LATENCY_S = 0.03  # pacat's 20 ms buffer plus scheduling
+DEVICE_LATENCY_S = 0.03  # from a write to its first sample in the mic, less piper's lead
+# pacat's buffer. At 200 ms the server holds ~120 ms of the voice ahead, so a pacat that a busy
+# machine wakes late leaves no gap. At 20 ms (15 ms held) the voice ran dry ~25 times an
+# episode with two other envs running, and Whisper heard "truck" as "track". The server starts
+# playing once 100 ms is held, which every phrase exceeds, so the voice starts no later.
+PLAYBACK_LATENCY_MS = 200
 FIRST_PHRASE_WORDS = 6  # a first sentence longer than this is cut at a clause (or word) break
 CHARS_PER_SECOND = 14.0  # speaking rate before any utterance has been timed (joe-medium: ~14)
 
@@ -121,7 +126,7 @@ class SpeechOutput:
                 f"--rate={self.voice.sample_rate}",
                 "--channels=1",
                 f"--device={MIC_SINK}",
-                "--latency-msec=20",
+                f"--latency-msec={PLAYBACK_LATENCY_MS}",
                 "--client-name=dynacu-voice",
             ],
             log_path=self.workdir / "pacat-voice.log",
@@ -142,6 +147,11 @@ class SpeechOutput:
             and self._proc.alive()
             and all(t.is_alive() for t in self._threads)
         )
+
+    @property
+    def pid(self) -> int | None:
+        """The player's (``pacat``'s) process id, None when it is not running."""
+        return self._proc.popen.pid if self._proc is not None else None
 
     def say(self, text: str) -> Utterance:
         """Queue ``text``; it plays after whatever is queued before it.

@@ -271,27 +271,6 @@
   }
 
   /** Float32 blocks -> a 16-bit mono WAV Blob. */
-  // The microphone's recorder on the audio thread: it posts each 1024 samples (23 ms at
-  // 44.1 kHz) with the audio clock's time of the last one (seconds).
-  const MIC_WORKLET = `
-registerProcessor("dynacu-mic", class extends AudioWorkletProcessor {
-  constructor() { super(); this.block = new Float32Array(1024); this.n = 0; }
-  process(inputs) {
-    const input = inputs[0][0];
-    if (!input) return true;
-    for (let i = 0; i < input.length; i++) {
-      this.block[this.n++] = input[i];
-      if (this.n === this.block.length) {
-        const time = currentTime + (i + 1) / sampleRate;
-        this.port.postMessage({samples: this.block, time}, [this.block.buffer]);
-        this.block = new Float32Array(1024);
-        this.n = 0;
-      }
-    }
-    return true;
-  }
-});`;
-
   function encodeWav(blocks, rate) {
     const n = blocks.reduce((a, b) => a + b.length, 0);
     const buffer = new ArrayBuffer(44 + n * 2);
@@ -451,35 +430,33 @@ registerProcessor("dynacu-mic", class extends AudioWorkletProcessor {
      * Returns {stop(), level()}. Options: threshold (RMS), silenceMs (end of an utterance),
      * maxMs (longest utterance), preRollMs (audio kept from before the onset).
      *
-     * The audio is taken on the audio thread (an AudioWorklet) and queued to the page, so a
-     * busy page delays it but loses none; times are the audio's own. (A ScriptProcessor runs
-     * on the page's thread: when the page was busy it dropped and repeated blocks, and Whisper
-     * heard "The driver is David." as "The driver is dated.")
+     * The audio comes as the capture's own frames (a MediaStreamTrackProcessor), queued until
+     * the page reads them: a busy or starved page reads late but loses nothing, and times are
+     * the capture's. Web Audio runs the microphone on its own real-time clock: with two other
+     * envs running, an AudioWorklet lost up to a tenth of a tone and a ScriptProcessor more,
+     * and Whisper heard "The driver is David." as "The driver is dated."
      */
     async listen(onUtterance, options = {}) {
       const opts = Object.assign({threshold: 0.01, silenceMs: 900, maxMs: 20000, preRollMs: 400, minMs: 250}, options);
       const stream = await navigator.mediaDevices.getUserMedia({audio: true});
-      const ac = new AudioContext();
-      const source = ac.createMediaStreamSource(stream);
-      const module = URL.createObjectURL(new Blob([MIC_WORKLET], {type: "text/javascript"}));
-      try { await ac.audioWorklet.addModule(module); } finally { URL.revokeObjectURL(module); }
-      const node = new AudioWorkletNode(ac, "dynacu-mic");
-      const rate = ac.sampleRate;
+      const [track] = stream.getAudioTracks();
+      // Up to 30 s of 10 ms frames wait for a busy page.
+      const reader = new MediaStreamTrackProcessor({track, maxBufferSize: 3000}).readable.getReader();
       const preRoll = [];           // recent blocks before an utterance starts
       let current = null;           // blocks of the utterance in progress
-      let lastVoice = 0, started = 0, startedAt = 0, level = 0;
+      let rate = 0, lastVoice = 0, started = 0, startedAt = 0, level = 0, stopped = false;
+      let offset = Infinity;        // performance.now() less the capture clock (ms): the least seen
       // onsets: performance.now() of each utterance's first loud block; log: per utterance sent
       // to the server, {onset, sent, heardAt, text} (performance.now() ms), for tests and timing.
       const mic = {level: 0, speaking: false, utterances: 0, heard: [], onsets: [], log: []};
       state.mic = mic;
-      // performance.now() of a moment on the audio clock (seconds)
-      const onPageClock = (time) => {
-        const stamp = ac.getOutputTimestamp();
-        return stamp.performanceTime + (time - stamp.contextTime) * 1000;
-      };
-      node.port.onmessage = ({data}) => {
-        const block = data.samples;
-        const t = data.time * 1000;  // ms on the audio clock, when the block's last sample came
+      const take = (frame) => {
+        const block = new Float32Array(frame.numberOfFrames);
+        frame.copyTo(block, {planeIndex: 0, format: "f32-planar"});
+        rate = frame.sampleRate;
+        const t = frame.timestamp / 1000;  // ms on the capture clock, at the block's first sample
+        frame.close();
+        offset = Math.min(offset, performance.now() - (t + block.length / rate * 1000));
         let sum = 0;
         for (let i = 0; i < block.length; i++) sum += block[i] * block[i];
         level = Math.sqrt(sum / block.length);
@@ -487,7 +464,7 @@ registerProcessor("dynacu-mic", class extends AudioWorkletProcessor {
         if (level > opts.threshold) {
           lastVoice = t;
           if (!current) {
-            current = preRoll.splice(0); started = t; startedAt = onPageClock(data.time);
+            current = preRoll.splice(0); started = t; startedAt = t + offset;
             mic.speaking = true; mic.onsets.push(startedAt);
           }
         }
@@ -504,8 +481,18 @@ registerProcessor("dynacu-mic", class extends AudioWorkletProcessor {
           while (preRoll.length * block.length > rate * opts.preRollMs / 1000) preRoll.shift();
         }
       };
-      source.connect(node);
-      node.connect(ac.destination);  // pulled by the graph; it outputs silence
+      (async () => {
+        try {
+          for (;;) {
+            const {value, done} = await reader.read();
+            if (done) return;
+            if (stopped) { value.close(); return; }
+            take(value);
+          }
+        } catch (e) {
+          if (!stopped) window.DynaCU.errors.push("listen: " + e);
+        }
+      })();
       async function upload(blocks, onset) {
         mic.utterances += 1;
         const sent = performance.now();
@@ -522,7 +509,7 @@ registerProcessor("dynacu-mic", class extends AudioWorkletProcessor {
       }
       return {
         level: () => level,
-        stop() { node.port.onmessage = null; node.disconnect(); source.disconnect(); stream.getTracks().forEach((tr) => tr.stop()); ac.close(); },
+        stop() { stopped = true; reader.cancel().catch(() => {}); track.stop(); },
       };
     },
     succeed() { return finish(state.episode.success); },
