@@ -242,6 +242,19 @@ BUSY_PAGE = """() => {
 }"""
 
 
+def _listening_probe():
+    """The listening probe page, listening, with its uploads kept (KEEP_UPLOADS)."""
+    env = apply_mode(DynaCUEnv(load_task(PROBE)), "aoi_interactive")
+    try:
+        env.reset(seed=0)
+        _until(env, "document.querySelector('#state.listening')", step_s=0.2)
+        env.unwrapped.evaluate_in_page(KEEP_UPLOADS)
+    except BaseException:
+        env.close()
+        raise
+    return env
+
+
 def _first_upload(env) -> tuple[np.ndarray, int]:
     """The first audio the page sent to the recogniser (KEEP_UPLOADS), as floats, and its rate."""
     _until(env, "window.__uploads.length > 0", 20.0, step_s=0.2)
@@ -262,12 +275,9 @@ def test_a_busy_page_hears_every_sample_of_the_microphone():
     broke about 20 here; an AudioWorklet, on Web Audio's clock, broke none on a quiet machine
     but lost up to a tenth of the tone with two other envs running.
     """
-    env = apply_mode(DynaCUEnv(load_task(PROBE)), "aoi_interactive")
+    env = _listening_probe()
     try:
         base = env.unwrapped
-        env.reset(seed=0)
-        _until(env, "document.querySelector('#state.listening')", step_s=0.2)
-        base.evaluate_in_page(KEEP_UPLOADS)
         base.evaluate_in_page(BUSY_PAGE)
         rate, hz, seconds = 22050, 440.0, 2.0
         t = np.arange(int(seconds * rate)) / rate
@@ -308,12 +318,9 @@ def test_the_voice_has_no_hole_when_its_player_is_late():
     about 25 times an episode with two other envs running, the page heard digital silence
     inside words, and Whisper heard "truck" as "track".
     """
-    env = apply_mode(DynaCUEnv(load_task(PROBE)), "aoi_interactive")
+    env = _listening_probe()
     try:
         base = env.unwrapped
-        env.reset(seed=0)
-        _until(env, "document.querySelector('#state.listening')", step_s=0.2)
-        base.evaluate_in_page(KEEP_UPLOADS)
         said = "The monthly fee is four thousand eight hundred dollars."
         _, _, _, _, info = env.step({"type": "speak", "text": said})
         speaker = env
