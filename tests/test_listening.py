@@ -3,13 +3,12 @@ the task server, transcribed by Whisper, and decides the task. No typed fallback
 
 from __future__ import annotations
 
-import subprocess
 import time
 
 import pytest
+from microphone import play_into_mic
 
 from dynacu_gym.perception.tts import load_voice
-from dynacu_gym.runtime.audio import MIC_SINK
 
 pytestmark = [pytest.mark.browser, pytest.mark.audio]
 
@@ -21,12 +20,7 @@ def voice():
 
 def _say_into_mic(env, voice, text: str) -> None:
     """Play synthesised speech into this env's virtual microphone (as the speak channel will)."""
-    pcm = voice.synthesize(text)
-    subprocess.run(
-        ["pacat", "--playback", "--raw", "--format=s16le", f"--rate={voice.sample_rate}",
-         "--channels=1", f"--device={MIC_SINK}"],
-        input=pcm.tobytes(), env=env.sandbox.audio.client_env(), check=True, timeout=30,
-    )  # fmt: skip
+    play_into_mic(env, voice.synthesize(text).tobytes(), voice.sample_rate)
 
 
 def _await_listening(env, timeout=30.0):

@@ -7,7 +7,6 @@ import base64
 import io
 import os
 import signal
-import subprocess
 import time
 import wave
 from pathlib import Path
@@ -15,13 +14,13 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from microphone import play_into_mic
 
 import dynacu_gym  # noqa: F401 - registers the envs
 from dynacu_gym.env import DynaCUEnv
 from dynacu_gym.modes import apply_mode
 from dynacu_gym.perception.speech import phrases
 from dynacu_gym.perception.tts import load_voice
-from dynacu_gym.runtime.audio import MIC_SINK
 from dynacu_gym.tasks import load_task
 from dynacu_gym.wrappers.speech import Speech
 
@@ -283,22 +282,7 @@ def test_a_busy_page_hears_every_sample_of_the_microphone():
         t = np.arange(int(seconds * rate)) / rate
         tone = (0.3 * 32767 * np.sin(2 * np.pi * hz * t)).astype("<i2").tobytes()
         # A deep buffer: the player never runs dry, so any loss is the page's.
-        subprocess.run(
-            [
-                "pacat",
-                "--playback",
-                "--raw",
-                "--format=s16le",
-                f"--rate={rate}",
-                "--channels=1",
-                f"--device={MIC_SINK}",
-                "--latency-msec=300",
-            ],
-            input=tone,
-            env={**os.environ, **base.sandbox.audio.client_env()},
-            check=True,
-            timeout=30,
-        )
+        play_into_mic(base, tone, rate, latency_ms=300)
         audio, got_rate = _first_upload(env)
     finally:
         env.close()
