@@ -29,8 +29,9 @@
 
    The benchmark's premise holds for an item when
 
-   - **audio**: it is heard in every audio mode, inside its window; and it is never readable
-     on the page (not in the timeline, so not in any mode's screenshots);
+   - **audio**: it is heard in every audio mode, inside its window (in every one that speaks,
+     for a line the page says only after a spoken answer: its ``follows`` step speaks); and it
+     is never readable on the page (not in the timeline, so not in any mode's screenshots);
    - **transient visual**: it is seen in every keyframe mode inside its window, a
      screenshot-only agent catches it at most half the time (chance <= 0.5), and it is gone
      from the page after its window;
@@ -504,8 +505,12 @@ def judge_evidence(
             unread = {"check": "unread", "mode": "", "seen": None, "ok": True, "reason": ""}
             rows.append({**_item_fields(task, number, item), **unread})
             continue
+        after_speech = item.follows is not None and task.solution[item.follows - 1].speaks
         verdicts = [(TIMELINE, *_judge_timeline(item, timeline))]
-        verdicts += [(m, *_judge_mode(item, m, o, timeline, step_s)) for m, o in observed.items()]
+        verdicts += [
+            (m, *_judge_mode(item, m, o, timeline, step_s, after_speech))
+            for m, o in observed.items()
+        ]
         for mode, found, problems, extra in verdicts:
             if not item.keys:
                 problems = ["no keys to listen for: give the audio evidence item keys"]
@@ -597,16 +602,24 @@ def _judge_timeline(item: Evidence, timeline: Observed | None) -> Verdict:
 
 
 def _judge_mode(
-    item: Evidence, mode: str, obs: Observed, timeline: Observed | None, step_s: float
+    item: Evidence,
+    mode: str,
+    obs: Observed,
+    timeline: Observed | None,
+    step_s: float,
+    after_speech: bool = False,
 ) -> Verdict:
     """Audio: heard in the audio modes. Visual: seen where the premise wants it.
 
-    In standard, a visual item is also judged by its chance (see :meth:`Observed.chance`).
+    An audio item played only ``after_speech`` (it follows a spoken step) is wanted only in
+    the modes that speak: elsewhere the page never plays it. In standard, a visual item is also
+    judged by its chance (see :meth:`Observed.chance`).
     """
     lo, hi = _window(item)
     if item.channel == "audio":
         found = seen(item.keys, obs.heard_text(lo, hi), item.all_keys)
-        missing = mode in AUDIO_MODES and not found
+        wanted = mode in AUDIO_MODES and (not after_speech or "speech" in MODE_CHANNELS[mode])
+        missing = wanted and not found
         return found, ["audio evidence not heard in its window"] if missing else [], {}
     found = obs.shows(item.keys, lo, hi, item.all_keys)
     kind = "transient" if item.transient else "lasting"

@@ -123,11 +123,13 @@ class Evidence:
             gone after the window.
         all_keys: the fact is a set of pieces the agent needs every one of (five prices to
             find the cheapest), so the audit counts it perceived only when all keys are found.
-        follows: for visual evidence the agent's own action brings up (a notice that opens on
-            a click), the scripted solution's step that does that action (1 = the first
-            ``[[solution]]`` line, counting a ``repeat`` run's steps one by one). An agent's
+        follows: for evidence the agent's own action brings up, the scripted solution's step
+            that does that action (1 = the first ``[[solution]]`` line, counting a ``repeat``
+            run's steps one by one). Visual: a notice that opens on a click; an agent's
             screenshots then fall right after that action and a step apart from it, not at any
-            phase of the page's clock, and the audit takes its chance so.
+            phase of the page's clock, and the audit takes its chance so. Audio: a line the page
+            plays only after that step (a question asked once the answer before it was heard);
+            where the step is spoken, the audit wants it heard only in the modes that speak.
     """
 
     fact: str
@@ -575,8 +577,6 @@ def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
             all_keys=t.flag("all_keys"),
             follows=t.whole("follows", "a solution step, a whole number >= 1", None),
         )
-        if item.follows is not None and item.channel != "visual":
-            t.fail("follows", "no 'follows' on audio evidence", item.follows)
         evidence.append(item)
         t.finish()
 
@@ -619,9 +619,14 @@ def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
             )
     top.finish()
     for i, item in enumerate(evidence):
-        if item.follows is not None and item.follows > len(solution):
-            where = _Table(path, {}, f"evidence #{i + 1}")
+        if item.follows is None:
+            continue
+        where = _Table(path, {}, f"evidence #{i + 1}")
+        if item.follows > len(solution):
             where.fail("follows", f"a step of the {len(solution)}-step solution", item.follows)
+        if item.channel == "visual" and solution[item.follows - 1].speaks:
+            # The audit's timeline, which every visual item is judged against, does not speak.
+            where.fail("follows", "for visual evidence, a step that does not speak", item.follows)
 
     return TaskSpec(
         id=task_id,

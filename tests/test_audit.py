@@ -236,6 +236,35 @@ def test_the_premise_holds_when_each_mode_perceives_what_it_should(tmp_path, mon
     assert chance == {2: pytest.approx(0.4), 3: 1.0}
 
 
+def test_a_line_said_after_a_spoken_answer_is_wanted_only_where_the_agent_speaks(tmp_path):
+    # H5: the second question is asked once the first answer was heard. A watcher that cannot
+    # speak never answers, so the page never asks it: only aoi_interactive must hear it.
+    task = find_task("H5")
+    second = next(e for e in task.evidence if e.follows is not None)
+    assert task.solution[second.follows - 1].speaks
+    first = dataclasses.replace(second, follows=None)
+    asked = ((second.window[0] + 1.0, second.window[0] + 5.0, " ".join(second.keys)),)
+    observed = {
+        "aoi_audio": Observed((), ()),
+        "aoi_full": Observed((), ()),
+        "aoi_interactive": Observed(asked, ()),
+    }
+    rows = judge_evidence(dataclasses.replace(task, evidence=(second,)), observed, None)
+    verdicts = {r["mode"]: (r["seen"], r["ok"]) for r in rows if r["mode"] != "timeline"}
+    assert verdicts == {
+        "aoi_audio": (False, True),
+        "aoi_full": (False, True),
+        "aoi_interactive": (True, True),
+    }
+    # Unheard where it speaks, it fails there; a line said on the page's clock fails anywhere.
+    observed["aoi_interactive"] = Observed((), ())
+    rows = judge_evidence(dataclasses.replace(task, evidence=(second,)), observed, None)
+    assert [r["mode"] for r in rows if not r["ok"]] == ["timeline", "aoi_interactive"]
+    rows = judge_evidence(dataclasses.replace(task, evidence=(first,)), observed, None)
+    failed = [r["mode"] for r in rows if not r["ok"]]
+    assert failed == ["timeline", "aoi_audio", "aoi_full", "aoi_interactive"]
+
+
 def test_only_the_frames_the_judges_read_are_read_ahead(tmp_path, monkeypatch):
     shown = [(float(t), f"f{t}") for t in (0, 5, 10, 12, 16, 20, 30)]
     texts = {name: "intro" for _, name in shown}

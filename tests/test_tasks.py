@@ -309,9 +309,24 @@ def test_evidence_may_follow_the_agents_action(tmp_path):
         load_task(_broken(tmp_path / "c", lambda t: t + EVIDENCE + "follows = 9\n"))
     with pytest.raises(TaskFormatError, match="'follows': expected a solution step"):
         load_task(_broken(tmp_path / "d", lambda t: t + EVIDENCE + "follows = 1.5\n"))
+    # A line the page says once the agent acted (a question after an answer) follows it too.
     spoken = EVIDENCE.replace('"visual"', '"audio"') + "follows = 1\n"
-    with pytest.raises(TaskFormatError, match="no 'follows' on audio evidence"):
-        load_task(_broken(tmp_path / "e", lambda t: t + spoken))
+    assert load_task(_broken(tmp_path / "e", lambda t: t + spoken)).evidence[0].follows == 1
+
+
+def test_visual_evidence_may_not_follow_a_spoken_step(tmp_path):
+    # The audit's timeline, against which every visual item is judged, does not speak.
+    speaks = find_task("H1")
+    assert speaks.solution[0].speaks
+    text = (speaks.root / "task.toml").read_text(encoding="utf-8")
+    folder = tmp_path / "H" / speaks.root.name
+    shutil.copytree(speaks.root, folder)
+    (folder / "task.toml").write_text(text + EVIDENCE + "follows = 1\n", encoding="utf-8")
+    with pytest.raises(TaskFormatError, match="'follows': expected for visual evidence, a step"):
+        load_task(folder)
+    spoken = EVIDENCE.replace('"visual"', '"audio"') + "follows = 1\n"
+    (folder / "task.toml").write_text(text + spoken, encoding="utf-8")
+    assert load_task(folder).evidence[-1].follows == 1
 
 
 def test_a_checklist_names_its_criteria(tmp_path):
