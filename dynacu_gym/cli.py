@@ -21,12 +21,14 @@ import argparse
 import fnmatch
 import json
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from dynacu_gym.audit import STEP_S
 from dynacu_gym.evaluation import BACKENDS
 from dynacu_gym.modes import CLOCKS
+from dynacu_gym.runtime.process import exit_on_sigterm
 from dynacu_gym.tasks import CATEGORIES, TaskFormatError, catalogue_order, find_task, task_folders
 
 
@@ -442,6 +444,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``dynacu`` command."""
     args = build_parser().parse_args(argv)
+    # A stopped run (`kill`, a job scheduler's SIGTERM) stops its workers and their sandboxes,
+    # as Ctrl-C does, instead of leaving them running. (Signals go to the main thread only.)
+    if threading.current_thread() is threading.main_thread():
+        exit_on_sigterm()
     try:
         return int(args.func(args))
     except (ValueError, TaskFormatError) as e:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from dynacu_gym.report import episode_key, setting_of
+from dynacu_gym.runtime.process import die_with_parent, exit_on_sigterm
 
 EPISODES_FILE = "episodes.jsonl"
 BUILTIN_AGENTS = ("null", "random", "oracle", "nearmiss", "watcher", "llm")
@@ -306,10 +307,16 @@ def _worker(
     agent: AgentSpec,
     traces: Path | None,
     env_options: dict[str, Any],
+    parent: int,
 ) -> None:
-    """A worker process: run episodes from ``jobs`` on one :class:`EpisodeHost`."""
+    """A worker process: run episodes from ``jobs`` on one :class:`EpisodeHost`.
+
+    Stopped (SIGTERM, also sent by the kernel when the runner dies), it closes its env first.
+    """
     # Its own process group: if it dies, the parent stops the sandbox processes it leaves.
     os.setsid()
+    exit_on_sigterm()
+    die_with_parent(parent)
     host = EpisodeHost(agent, traces, env_options)
     try:
         while (item := jobs.get()) is not None:
@@ -525,7 +532,7 @@ def _run_workers(
     procs: list[Any] = []
 
     def spawn() -> None:
-        args = (jobs, results, agent, traces, env_options or {})
+        args = (jobs, results, agent, traces, env_options or {}, os.getpid())
         proc = ctx.Process(target=_worker, args=args, daemon=True)
         proc.start()
         procs.append(proc)
@@ -564,6 +571,14 @@ def _run_workers(
                 attempts.failed(index, payload)
             else:
                 attempts.finished(index, payload)
+    except BaseException:
+        # Stopped (Ctrl-C, SIGTERM: see the CLI) or failed: the workers close their envs now,
+        # not after their episodes, and the queue's unread jobs do not hold up this exit.
+        jobs.cancel_join_thread()
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+        raise
     finally:
         for _ in procs:
             jobs.put(None)

@@ -4,6 +4,11 @@ crashed workers retried once and then recorded as infrastructure failures."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 import wave
 from pathlib import Path
 
@@ -21,6 +26,7 @@ from dynacu_gym.evaluation import (
     read_lines,
     run_one,
 )
+from dynacu_gym.runtime.process import descendant_starts, proc_stat
 
 # ---- pure logic ------------------------------------------------------------------------------
 
@@ -186,6 +192,117 @@ def test_crashed_worker_is_retried_once_then_recorded_as_infra(tmp_path):
     assert len(read_lines(tmp_path / "episodes.jsonl")) == 1
     # The crashed workers' sandboxes were stopped, not left running.
     assert _orphaned_sandbox_parts() - orphans_before == set()
+
+
+WORKER = """
+import sys, time
+from pathlib import Path
+from dynacu_gym.runtime.process import die_with_parent, exit_on_sigterm
+exit_on_sigterm()
+die_with_parent(int(sys.argv[1]))
+print("ready", flush=True)
+try:
+    time.sleep(60)
+finally:
+    Path(sys.argv[2]).write_text("closed")
+"""
+RUNNER = """
+import os, subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", sys.argv[1], str(os.getpid()), sys.argv[2]])
+time.sleep(60)
+"""
+
+
+def test_a_worker_whose_runner_is_killed_stops_through_its_cleanup(tmp_path):
+    # The kernel sends the worker SIGTERM when its runner dies, and SIGTERM runs `finally`.
+    closed = tmp_path / "closed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    runner = subprocess.Popen(
+        [sys.executable, "-c", RUNNER, WORKER, str(closed)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert runner.stdout is not None
+    try:
+        assert runner.stdout.readline().strip() == "ready"
+        worker = descendant_starts(runner.pid)
+        assert len(worker) == 1 and not closed.exists()
+        runner.kill()
+        runner.wait()
+    finally:
+        runner.kill()
+        runner.stdout.close()
+    deadline = time.monotonic() + 10
+    while not closed.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert closed.read_text() == "closed"
+    deadline = time.monotonic() + 10
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _alive(worker) == []
+
+
+def _name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _alive(tree: dict[int, int]) -> list[str]:
+    """The processes of ``tree`` still running (not gone, not a zombie), by name."""
+    left = []
+    for pid, start in tree.items():
+        info = proc_stat(pid)
+        stat = Path(f"/proc/{pid}/stat").read_text() if info and info[1] == start else ""
+        if stat and stat[stat.rfind(")") + 2] != "Z":
+            left.append(f"{_name(pid)} ({pid})")
+    return left
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+def test_a_stopped_runner_leaves_no_worker_or_sandbox_behind(tmp_path, sig):
+    # `kill` (SIGTERM) runs the runner's cleanup; SIGKILL runs none, and the kernel stops its
+    # workers, which close their envs.
+    orphans_before = _orphaned_sandbox_parts()
+    argv = ["eval", "--agent", "null", "--tasks", "F1", "--modes", "standard"]
+    argv += ["--repeats", "2", "--workers", "2", "--out", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "dynacu_gym.cli", *argv],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    tree: dict[int, int] = {}
+    deadline = time.monotonic() + 90
+    try:
+        while time.monotonic() < deadline:
+            now = descendant_starts(runner.pid)
+            tree.update(now)
+            names = [_name(pid) for pid in now]
+            if names.count("Xvfb") == 2 and sum(n.startswith("chrom") for n in names) >= 2:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail(f"two episodes never started: {sorted(map(_name, tree))}")
+        time.sleep(1.0)  # the episodes are under way
+        tree.update(descendant_starts(runner.pid))
+        runner.send_signal(sig)
+        runner.wait(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+    deadline = time.monotonic() + 30
+    while _alive(tree) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _alive(tree) == []
+    assert _orphaned_sandbox_parts() - orphans_before == set()
+    if sig == signal.SIGTERM:
+        assert runner.returncode == 128 + signal.SIGTERM  # it exited through its cleanup
 
 
 @pytest.mark.browser

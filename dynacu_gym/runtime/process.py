@@ -140,3 +140,34 @@ def descendant_starts(pid: int | None = None) -> dict[int, int]:
 def descendants(pid: int | None = None) -> set[int]:
     """Process ids of all living descendants of ``pid`` (default: this process), from /proc."""
     return set(descendant_starts(pid))
+
+
+def exit_on_sigterm() -> None:
+    """Make SIGTERM raise ``SystemExit(143)`` in this process, so ``finally`` blocks run.
+
+    Python's default on SIGTERM is to die at once: a process that owns a sandbox would leave
+    its display, audio daemon and browser running. Call from the main thread.
+    """
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def die_with_parent(parent: int) -> None:
+    """Have the kernel send this process SIGTERM when ``parent`` (its parent) dies.
+
+    A worker of a killed runner would otherwise go on running its queue's episodes with no one
+    to collect them. Exits at once if the parent is already gone. Linux only (``prctl``).
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:  # it died before the request took hold
+        raise SystemExit(128 + signal.SIGTERM)
