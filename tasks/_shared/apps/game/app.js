@@ -92,8 +92,10 @@
  * finish. Script lines with `light = "green"` or `"red"` are the caller's calls (what is
  * said is not shown): green from the call's start, red from the end of the call plus
  * `grace_s`; the round starts on red. A stride on red fails with `caught_failure` (default
- * "caught"); `goal` strides wins.
+ * "caught"); `goal` strides wins. A stride takes `stride_s`: a press before it ends does
+ * nothing, so a long enough `goal` needs more than one green light.
  *   grace_s      1.0                            seconds after a red call ends before it counts
+ *   stride_s     0                              seconds one stride takes
  *   keys         ["Space", "ArrowUp"]           keys that take a stride
  *
  * kind = "catch": fruit of seeded `colors` fall down seeded lanes; click a lane (or press
@@ -999,7 +1001,7 @@
   // ---- kind: redlight -----------------------------------------------------------------------
 
   function redlightKind() {
-    const k = {name: "redlight", calls: [], strides: 0};
+    const k = {name: "redlight", calls: [], strides: 0, until: 0};
     let runner, track;
 
     k.build = (field, ctx) => {
@@ -1040,10 +1042,13 @@
 
     function stride() {
       if (!S.playing || !pending()) return;
-      if (red(rnow())) {
+      const now = rnow();
+      if (now < k.until) return;  // still in the last stride
+      if (red(now)) {
         runner.classList.add("caught");
         return lose(S.cfg.caught_failure || "caught", "Caught moving!", "You moved on a red light");
       }
+      k.until = now + num(S.cfg.stride_s, 0);
       k.strides += 1;
       runner.classList.toggle("alt");
       place();
@@ -1055,13 +1060,15 @@
 
     k.plan = () => {
       const now = rnow();
-      // Safe: green already called, and the next red call has not started yet.
+      const at = Math.max(now, k.until + 0.05);  // the first moment a press strides again
+      // Safe: green already called, and the next red call (from now) not started by then.
       const nextRed = k.calls.find((c) => c.light === "red" && c.t > now - 0.01);
-      const lastGreen = [...k.calls].reverse().find((c) => c.light === "green" && c.t <= now);
-      const inGreen = S.playing && !red(now) && lastGreen && (!nextRed || nextRed.t - now > 0.25);
-      if (inGreen) return {wait: 0, key: "Space"};
-      const nextGreen = k.calls.find((c) => c.light === "green" && c.t > now);
-      return {wait: nextGreen ? clamp0(nextGreen.t - now + 0.4) : 1, key: "Space"};
+      const lastGreen = [...k.calls].reverse().find((c) => c.light === "green" && c.t <= at);
+      const inGreen = S.playing && !red(at) && lastGreen && (!nextRed || nextRed.t - at > 0.25);
+      if (inGreen) return {wait: clamp0(at - now), key: "Space"};
+      const after = nextRed && nextRed.t - at <= 0.25 ? nextRed.t : now;
+      const nextGreen = k.calls.find((c) => c.light === "green" && c.t > after);
+      return {wait: nextGreen ? clamp0(Math.max(nextGreen.t + 0.4, at) - now) : 1, key: "Space"};
     };
     return k;
   }
