@@ -250,15 +250,22 @@ def _name(pid: int) -> str:
         return ""
 
 
+def _stopped(pid: int) -> bool:
+    """Gone, or a zombie (dead; a container's init may never reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rfind(")") + 2] == "Z"
+
+
 def _alive(tree: dict[int, int]) -> list[str]:
-    """The processes of ``tree`` still running (not gone, not a zombie), by name."""
-    left = []
-    for pid, start in tree.items():
-        info = proc_stat(pid)
-        stat = Path(f"/proc/{pid}/stat").read_text() if info and info[1] == start else ""
-        if stat and stat[stat.rfind(")") + 2] != "Z":
-            left.append(f"{_name(pid)} ({pid})")
-    return left
+    """The processes of ``tree`` (id -> start time) still running, by name."""
+    return [
+        f"{_name(pid)} ({pid})"
+        for pid, start in tree.items()
+        if (info := proc_stat(pid)) is not None and info[1] == start and not _stopped(pid)
+    ]
 
 
 @pytest.mark.browser

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_eval import _orphaned_sandbox_parts
+from test_eval import _orphaned_sandbox_parts, _stopped
 
 from dynacu_gym.cli import main
 from dynacu_gym.evaluation import AgentSpec, evaluate, read_lines
@@ -141,15 +141,6 @@ def test_the_reaper_stops_what_a_killed_process_leaves():
     parent.stdout.close()
     assert reaper.wait(timeout=10) == 0
     assert _stopped(grandchild)
-
-
-def _stopped(pid: int) -> bool:
-    """Gone, or a zombie (dead; a container's init may never reap it)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rfind(")") + 2] == "Z"
 
 
 def test_bad_backend_settings_are_clear_errors(tmp_path):
