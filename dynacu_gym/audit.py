@@ -94,7 +94,7 @@ from dynacu_gym.evaluation import (
 from dynacu_gym.modes import MODE_CHANNELS, MODES
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import Evidence, TaskSpec, catalogue_order, find_task, task_folders
-from dynacu_gym.trace import TRACE_FILE
+from dynacu_gym.trace import EPISODE_FILE, TRACE_FILE
 
 AUDIO_MODES = tuple(m for m in MODES if "transcript" in MODE_CHANNELS[m])
 KEYFRAME_MODES = tuple(m for m in MODES if "keyframes" in MODE_CHANNELS[m])
@@ -336,6 +336,8 @@ class Observed:
     acted: tuple[tuple[int, float], ...] = ()
     keyframes: int = 0  # keyframes the steps returned
     asr_calls: int = 0  # Whisper calls the transcript channel made (audio modes)
+    ended: float = math.inf  # when the episode's last step came back
+    result: str = ""  # how the episode ended (its getTaskResult), where the trace says
 
     def typed_at(self, key: str) -> float:
         """When the watcher began typing ``key`` itself (infinity if it never did).
@@ -448,6 +450,8 @@ def read_trace(folder: Path) -> Observed:
         for k, t in enumerate(line.get("keyframe_times", [])):
             frames.append((float(t), folder / "keyframes" / f"{name}-{k + 1}.png"))
     keyframes = len(frames) - len(lines)  # one screenshot a step; the rest are keyframes
+    episode = folder / EPISODE_FILE
+    result = json.loads(episode.read_text(encoding="utf-8")) if episode.is_file() else {}
     return Observed(
         tuple(sorted(heard.values())),
         tuple(sorted(frames)),
@@ -455,6 +459,8 @@ def read_trace(folder: Path) -> Observed:
         tuple(acted),
         keyframes,
         asr_calls,
+        ended=began if lines else math.inf,
+        result=str(result.get("result", "")),
     )
 
 
@@ -620,12 +626,13 @@ def _judge_mode(
         found = seen(item.keys, obs.heard_text(lo, hi), item.all_keys)
         wanted = mode in AUDIO_MODES and (not after_speech or "speech" in MODE_CHANNELS[mode])
         missing = wanted and not found
-        return found, ["audio evidence not heard in its window"] if missing else [], {}
+        problems = ["audio evidence not heard in its window", *_cut_short(item, obs)]
+        return found, problems if missing else [], {}
     found = obs.shows(item.keys, lo, hi, item.all_keys)
     kind = "transient" if item.transient else "lasting"
     problems = []
     if (not item.transient or mode in KEYFRAME_MODES) and not found:
-        problems.append(f"{kind} visual evidence not seen")
+        problems += [f"{kind} visual evidence not seen", *_cut_short(item, obs)]
     if mode != "standard" or timeline is None:
         return found, problems, {}
     chance = timeline.chance(item.keys, lo, hi, step_s, item.all_keys, item.follows)
@@ -640,6 +647,18 @@ def _judge_mode(
             f"{chance:.0%} of the time: call it transient, or show it for longer"
         )
     return found, problems, {"chance": chance}
+
+
+def _cut_short(item: Evidence, obs: Observed) -> list[str]:
+    """Why an item was missed, where the watched episode ended before its window opened.
+
+    Then the page never played or showed it (a game the watcher lost, say): the episode, not
+    the channel, missed it.
+    """
+    if obs.ended >= item.window[0]:
+        return []
+    how = f" ({obs.result})" if obs.result else ""
+    return [f"the episode ended{how} at {obs.ended:.1f} s, before the item's window opened"]
 
 
 def fingerprint(task: TaskSpec) -> str:

@@ -31,6 +31,7 @@ from dynacu_gym.perception.capture import RATE
 from dynacu_gym.runtime.process import InfraError
 
 TRACE_FILE = "trace.jsonl"
+EPISODE_FILE = "episode.json"
 _INFO_KEYS = ("task_result", "last_action_error", "timings", "speech", "infra_error")
 
 
@@ -150,7 +151,7 @@ class TraceRecorder:
             InfraError: the result could not be written.
         """
         with self._writing():
-            (self.out / "episode.json").write_text(json.dumps(_json_safe(result), indent=2) + "\n")
+            (self.out / EPISODE_FILE).write_text(json.dumps(_json_safe(result), indent=2) + "\n")
         self.close()
 
     def close(self) -> None:

@@ -110,7 +110,9 @@ def test_a_trace_is_read_back_with_its_times(tmp_path):
     (tmp_path / "records" / "0000.txt").write_text("Observation Record\n")
     (tmp_path / "records" / "0001.txt").write_text(heard)
     (tmp_path / "records" / "0002.txt").write_text("Observation Record\n")
+    (tmp_path / "episode.json").write_text(json.dumps({"result": "wrong_date", "steps": 3}))
     obs = read_trace(tmp_path)
+    assert (obs.ended, obs.result) == (6.1, "wrong_date")  # its last step came back at 6.1 s
     assert obs.heard == ((1.0, 3.5, "The launch moves to May 12."),)
     assert [t for t, _ in obs.frames] == [0.2, 2.5, 4.0, 5.3, 6.1]
     assert obs.typed == ((5.3, "May 12"),)  # from when the typing began
@@ -263,6 +265,25 @@ def test_a_line_said_after_a_spoken_answer_is_wanted_only_where_the_agent_speaks
     rows = judge_evidence(dataclasses.replace(task, evidence=(first,)), observed, None)
     failed = [r["mode"] for r in rows if not r["ok"]]
     assert failed == ["timeline", "aoi_audio", "aoi_full", "aoi_interactive"]
+
+
+def test_an_item_missed_because_the_episode_ended_before_it_says_so(tmp_path, monkeypatch):
+    # A watcher that lost a game at 8 s never heard what the page says from 9 s (J10's calls).
+    _fake_ocr(monkeypatch, {"a": "Revenue intro"})
+    screens = _frames(tmp_path, (0.0, "a"), (8.0, "a"))
+    lost = Observed((), screens, ended=8.0, result="too_many_misses")
+    rows = judge_evidence(_b4_with(SPOKEN, TITLE), {"aoi_audio": lost}, None)
+    assert {r["evidence"]: r["reason"] for r in rows if r["mode"] == "aoi_audio"} == {
+        1: "audio evidence not heard in its window; the episode ended (too_many_misses) at "
+        "8.0 s, before the item's window opened",
+        2: "",  # the title was on screen from the start: seen before the episode ended
+    }
+    # An episode that ran past the window's opening missed it for another reason.
+    ran_on = Observed((), screens, ended=20.0, result="success")
+    rows = judge_evidence(_b4_with(SPOKEN), {"aoi_full": ran_on}, None)
+    assert [r["reason"] for r in rows if r["mode"] == "aoi_full"] == [
+        "audio evidence not heard in its window"
+    ]
 
 
 def test_only_the_frames_the_judges_read_are_read_ahead(tmp_path, monkeypatch):
