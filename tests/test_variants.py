@@ -53,11 +53,20 @@ def test_every_variant_loads_with_its_own_answers(task_id):
         load_task(task.root, task.variants)
 
 
+def _variants_played(ids: list[str]) -> list:
+    """pytest params (task, variant) for each variant but the benchmark's; a solution that
+    speaks marks its variants `speaks`, as in tests/tasks_sample.py: `make test-all` runs those
+    one at a time, and the others beside each other."""
+    return [
+        pytest.param(t, k, marks=[pytest.mark.speaks] if find_task(t).solution_speaks else [])
+        for t in ids
+        for k in range(1, find_task(t).variants)
+    ]
+
+
 @pytest.mark.browser
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("task_id", "variant"), [(t, k) for t in VARIED for k in range(1, find_task(t).variants)]
-)
+@pytest.mark.parametrize(("task_id", "variant"), _variants_played(VARIED))
 def test_each_variant_is_solved_by_its_scripted_solution(task_id, variant):
     """In paused time: the solution, filled in with the variant's answers, succeeds."""
     task = load_task(find_task(task_id).root, variant)
