@@ -47,9 +47,10 @@ test: setup lint
 
 # Everything, every task end to end. The default suite runs alone first, then the other slow
 # tests; then each task's own episodes (real time, mostly waiting on the page), its seeded
-# variants' among them, run TASK_JOBS at a time with pytest-xdist. Last, the episodes where the agent talks to a listening page
-# run one at a time: with three episodes and their Whisper on two cores, the page's recording
-# of the agent's voice came out garbled now and then (H4, H8 heard wrong; alone they pass).
+# variants' among them, run TASK_JOBS at a time with pytest-xdist. Last, the episodes where
+# the agent talks to a listening page run one at a time: with three episodes and their
+# Whisper on two cores, the page's recording of the agent's voice came out garbled now and
+# then (H4, H8 heard wrong; alone they pass).
 TASK_JOBS ?= 3
 TASK_TESTS := tests/test_solutions.py tests/test_check_env.py tests/test_variants.py
 test-all: setup lint
