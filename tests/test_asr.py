@@ -69,15 +69,21 @@ def test_a_sentence_left_unfinished_at_a_segment_end_is_not_lost():
     clip = Path(task.root, AUDIO_DIR, "line-01.ogg").read_bytes()
     audio = np.concatenate([_silence(0.2), decode_audio(clip), _silence(0.2)])
     recognizer = load_recognizer()
-    for gain in (1.0, 0.5):  # each level trips the decoder in its own way
-        # The decoder alone loses the sentence (if this fails, faster-whisper fixed its seek).
+    tripped = []
+    for gain in (1.0, 0.8, 0.6, 0.4):
         alone = recognizer.transcribe(gain * audio, True, 5, redecode_skipped=False)
-        assert "number is" not in " ".join(s.text for s in alone).lower()
+        if "number is" not in " ".join(s.text for s in alone).lower():
+            tripped.append(gain)
         segments = recognizer.transcribe(gain * audio, word_timestamps=True, beam_size=5)
         text = " ".join(s.text for s in segments).lower()
-        assert "double count" in text and "number is" in text, text
+        assert "double count" in text and "number is" in text, (gain, text)
         words = [w for s in segments for w in s.words]
         assert all(a.end <= b.start + 0.05 for a, b in itertools.pairwise(words)), words
+    # Which levels trip the decoder moves with faster-whisper's, CTranslate2's and the VAD's
+    # versions (0.5 did, then stopped); with none, this clip no longer tests the redecode.
+    assert tripped, (
+        "the decoder alone kept the last sentence at every level: faster-whisper fixed its seek?"
+    )
 
 
 @pytest.mark.audio
