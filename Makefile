@@ -26,9 +26,9 @@ system:
 
 python: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml Makefile
+$(VENV)/.installed: pyproject.toml constraints.txt Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -e ".[$(EXTRAS)]"
+	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[$(EXTRAS)]"
 	@touch $@
 
 # The oracle on a spread of tasks, every channel on, through the evaluation runner.
