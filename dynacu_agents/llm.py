@@ -52,7 +52,10 @@ BACKOFF_S = 0.5  # first pause before a retried request; doubles on each further
 MAX_ERROR_CHARS = 500  # characters of a server's error message kept in an LLMError
 INVALID_REPLY = "invalid_reply"  # action type of a reply with no action (the env rejects it)
 
-GRAMMAR = 'click X Y, type "text", key Combo, scroll up|down N, speak "text", wait SECONDS, done'
+GRAMMAR = (
+    'click X Y, click [N], type "text", key Combo, scroll up|down N, speak "text", '
+    "wait SECONDS, done"
+)
 
 SYSTEM_PROMPT = f"""\
 You operate a web page in a Chromium browser on a {SCREEN_WIDTH}x{SCREEN_HEIGHT} screen, as a \
@@ -69,6 +72,8 @@ The actions, in the exact form to write them:
 {GRAMMAR}
 
 - click X Y: click at pixel (X, Y).
+- click [N]: click the centre of element [N] of the [PAGE ELEMENTS] list, where the record \
+has one (the list is the page's at the screenshot; its numbers change every step).
 - type "text": type the text where the focus is (click a field first). Inside the quotes \
 write \\" for a quote and \\\\ for a backslash.
 - key Combo: press a key or combination, e.g. Enter, Tab, Escape, Backspace, Control+a.

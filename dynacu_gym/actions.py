@@ -3,6 +3,7 @@
 Text form, one action per line (an optional narration follows ``#``)::
 
     click 640 400
+    click [3]
     type "April 28"
     key Control+a
     scroll down 3
@@ -12,9 +13,12 @@ Text form, one action per line (an optional narration follows ``#``)::
     click 100 200  # narration: the toast said E-4012
 
 As a dict (what ``env.step`` takes): ``{"type": "click", "x": 640, "y": 400}``; ``type`` may be
-the name or the index in :class:`ActionType`. Fields an action does not use are ignored; a field
-no action has (a misspelt name) is an error. Text to type or speak is printable: control
-characters other than newline and tab are refused (keys are pressed with ``key``).
+the name or the index in :class:`ActionType`. ``click [3]`` (``{"type": "click", "element": 3}``)
+clicks the centre of element 3 of the page elements the latest observation listed (the
+elements channel); ``element`` 0 means the click's ``x`` and ``y``. Fields an action does not
+use are ignored; a field no action has (a misspelt name) is an error. Text to type or speak is
+printable: control characters other than newline and tab are refused (keys are pressed with
+``key``).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ MAX_SCROLL = 20  # wheel notches in one scroll action
 SCROLL_NOTCH_PX = 100  # pixels one notch scrolls
 MAX_WAIT_S = 30.0  # seconds in one wait action; wait again to wait longer
 MAX_SHOWN = 60  # characters of a bad value an error message quotes
+MAX_ELEMENTS = 200  # page elements one observation lists; a click may name [1]..[200]
 
 # Printable characters of the Basic Multilingual Plane up to the CJK blocks, plus newline and
 # tab: Latin, Greek, Cyrillic, Hebrew, Arabic, Indic scripts, punctuation, arrows, symbols. Text
@@ -80,6 +85,8 @@ class Action:
         direction: ``up`` or ``down`` for scroll.
         amount: wheel notches for scroll, 1..20 (one notch is 100 px).
         seconds: how long to wait, 0..30.
+        element: for a click, the index ``n`` of a listed page element (``[n]`` in the
+            record) whose centre to click, resolved by the env; 0: click at ``x``, ``y``.
         narration: the agent's note on what it saw; persists in later observations.
     """
 
@@ -91,6 +98,7 @@ class Action:
     direction: str = "down"
     amount: int = 1
     seconds: float = 0.0
+    element: int = 0
     narration: str = ""
 
 
@@ -126,6 +134,7 @@ def action_space() -> spaces.Dict:
             "direction": spaces.Discrete(2),  # 0 up, 1 down
             "amount": spaces.Discrete(MAX_SCROLL, start=1),
             "seconds": spaces.Box(0.0, MAX_WAIT_S, shape=(), dtype=np.float32),
+            "element": spaces.Discrete(MAX_ELEMENTS + 1),  # 0: click at x, y
             "narration": spaces.Text(MAX_NARRATION, min_length=0, charset=TEXT_CHARSET),
         }
     )
@@ -280,7 +289,20 @@ def validate_action(raw: Mapping[str, Any] | Action) -> Action:
         return raw[name]
 
     if kind == ActionType.CLICK:
-        x, y = _as_int(need("x"), "x"), _as_int(need("y"), "y")
+        element = _as_int(raw.get("element", 0), "element")
+        if not 0 <= element <= MAX_ELEMENTS:
+            raise ActionError(
+                f"expected a page element's index in 1..{MAX_ELEMENTS} (or 0 to click at x, y), "
+                f"got {_shown(element)}"
+            )
+        if element:
+            return Action(kind, element=element, narration=narration)
+        if "x" not in raw or "y" not in raw:
+            raise ActionError(
+                "a click action needs 'x' and 'y' (screen pixels) or 'element' (the index n of "
+                "a page element listed as [n])"
+            )
+        x, y = _as_int(raw["x"], "x"), _as_int(raw["y"], "y")
         if not (0 <= x < SCREEN_WIDTH and 0 <= y < SCREEN_HEIGHT):
             raise ActionError(
                 f"click ({_shown(x)}, {_shown(y)}) is off the screen; expected "
@@ -389,7 +411,7 @@ def parse_action(text: str) -> dict[str, Any]:
         raise ActionError("expected an action such as 'click 640 400' or 'wait 2', got nothing")
     verb, args = tokens[0].lower(), tokens[1:]
     usage = {
-        "click": "click X Y",
+        "click": "click X Y | click [N]",
         "type": 'type "text"',
         "key": "key Combo",
         "scroll": "scroll up|down N",
@@ -406,7 +428,14 @@ def parse_action(text: str) -> dict[str, Any]:
         return ActionError(f"expected '{usage[verb]}', got {_shown(text.strip())}")
 
     action: dict[str, Any]
-    if verb == "click":
+    if verb == "click" and args and args[0].startswith("["):
+        match = re.fullmatch(r"\[(\d+)\]", "".join(args))  # "[12]" or "[ 12 ]"
+        if not match:
+            raise fail()
+        action = {"type": "click", "element": int(match.group(1))}
+        if not action["element"]:
+            raise ActionError(f"page elements are numbered from [1]; got {_shown(text.strip())}")
+    elif verb == "click":
         if len(args) != 2:
             raise fail()
         try:
@@ -453,7 +482,7 @@ def format_action(action: Mapping[str, Any] | Action) -> str:
     act = validate_action(action)
     kind = act.type
     if kind == ActionType.CLICK:
-        out = f"click {act.x} {act.y}"
+        out = f"click [{act.element}]" if act.element else f"click {act.x} {act.y}"
     elif kind in (ActionType.TYPE, ActionType.SPEAK):
         out = f"{kind.name.lower()} {_quote(act.text)}"
     elif kind == ActionType.KEY:

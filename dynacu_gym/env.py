@@ -12,6 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from dynacu_gym.actions import (
+    MAX_ELEMENTS,
     MAX_WAIT_S,
     SCREEN_HEIGHT,
     SCREEN_WIDTH,
@@ -29,6 +30,12 @@ from dynacu_gym.audio_assets import audio_clips
 from dynacu_gym.modes import CLOCKS
 from dynacu_gym.record import MAX_RECORD_CHARS, RecordParts, render_record
 from dynacu_gym.runtime.browser import Browser
+from dynacu_gym.runtime.elements import (
+    LIST_ELEMENTS,
+    PageElement,
+    element_options,
+    parse_elements,
+)
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.runtime.sandbox import Sandbox, SandboxConfig
 from dynacu_gym.tasks import TaskSpec, find_task, load_task
@@ -44,6 +51,7 @@ RESULT_SCRIPT = (
     "() => [window.getTaskResult(), window.getTaskChecklist ? window.getTaskChecklist() : null]"
 )
 REWARD_MODES = ("binary", "checklist")
+ELEMENTS_TIMEOUT_S = 10.0  # how long the page may take to list its elements
 # The agent's input: what it changes on screen is the step's screenshot, not news.
 INPUT_ACTIONS = (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL)
 
@@ -205,6 +213,12 @@ class DynaCUEnv(gym.Env):
         self._credit = 0.0
         self._speaker: Callable[[Action], dict[str, Any]] | None = None
         self._speech_info: dict[str, Any] | None = None
+        self.channels: tuple[str, ...] = ()  # the channels wrapped around it (set by modes)
+        # The page elements on screen at the last screenshot (the elements channel turns the
+        # reading on), and how many more the list left out.
+        self._element_options: dict[str, int] | None = None
+        self.elements: list[PageElement] = []
+        self.elements_truncated = 0
 
     # ---- episode ---------------------------------------------------------------------------
 
@@ -258,6 +272,8 @@ class DynaCUEnv(gym.Env):
             "credit": 0.0,
             "page_seed": page_seed,
             "variant": self.task.variant,
+            "channels": list(self.channels),
+            "mode": self.mode,
             "restarts": self._sandbox().restarts,
             "timings": {
                 "reset": t_loaded - t_start,
@@ -278,6 +294,7 @@ class DynaCUEnv(gym.Env):
         error = ""
         infra_error = ""
         act: Action | None = None
+        described = ""
         if self._ended:
             error = "EpisodeOver: the episode has ended; call reset()"
         else:
@@ -288,6 +305,9 @@ class DynaCUEnv(gym.Env):
                         "speak needs the speak channel, which this env's mode does not have; "
                         "use mode='aoi_interactive'"
                     )
+                if act.type == ActionType.CLICK and act.element:
+                    act = self._at_element(act)
+                described = self._describe(act)  # before the step's screenshot lists anew
             except ActionError as e:
                 error = f"{type(e).__name__}: {e}"
                 act = None
@@ -322,7 +342,7 @@ class DynaCUEnv(gym.Env):
             infra_error = f"{type(e).__name__}: {e}"
         self._step += 1
         if act is not None:
-            self._prior_actions.append(format_action(act))
+            self._prior_actions.append(described)
         elif not self._ended:
             self._prior_actions.append(f"(invalid action) {error}")
         credit = self._credit_for(result) if not self._ended else self._credit
@@ -348,6 +368,8 @@ class DynaCUEnv(gym.Env):
             "last_action_error": error,
             "timings": timings,
             "record_parts": parts,
+            "channels": list(self.channels),
+            "mode": self.mode,
         }
         if self._speech_info is not None:
             info["speech"] = self._speech_info
@@ -384,6 +406,21 @@ class DynaCUEnv(gym.Env):
             if self.sandbox is not None:
                 self.sandbox.config = self.sandbox_config
                 self.sandbox.ensure_running()
+
+    @property
+    def mode(self) -> str:
+        """The name of the channel set this env runs with (a preset's, or ``a+b`` channels)."""
+        from dynacu_gym.modes import mode_name
+
+        return mode_name(self.channels)
+
+    def enable_elements(self, max_items: int) -> None:
+        """List the page's elements with every screenshot (the elements channel calls this).
+
+        Args:
+            max_items: the most elements one list holds (the first in document order).
+        """
+        self._element_options = element_options(max_items)
 
     def set_speaker(self, speaker: Callable[[Action], dict[str, Any]] | None) -> None:
         """Let ``speak`` actions through to ``speaker`` (the speak channel calls this).
@@ -548,9 +585,58 @@ class DynaCUEnv(gym.Env):
             self._let_paint(browser)  # the screenshot shows what the input changed
 
     def _grab_screenshot(self) -> None:
+        """Grab the screen; with the elements channel, list the page's elements meanwhile.
+
+        The page runs the listing in one task, during which it paints nothing: the grab made
+        while it runs shows what the list describes.
+        """
+        sandbox = self._sandbox()
+        listing = None
+        if self._element_options is not None:
+            browser = sandbox.browser_or_raise()
+            listing = browser.submit_evaluate(LIST_ELEMENTS, self._element_options)
         t = time.monotonic()
-        self._screenshot = self._sandbox().display.grab()
+        self._screenshot = sandbox.display.grab()
         self.screenshot_time = (t + time.monotonic()) / 2
+        if listing is not None:
+            try:
+                raw = listing(ELEMENTS_TIMEOUT_S)
+            except InfraError:
+                raise
+            except Exception as e:
+                raise InfraError(f"listing the page's elements failed: {e}") from e
+            self.elements, self.elements_truncated = parse_elements(raw)
+
+    def _at_element(self, act: Action) -> Action:
+        """A click on element ``[n]``: the click at its centre, as the last observation listed it.
+
+        Raises:
+            ActionError: the env lists no elements, or none numbered ``n``.
+        """
+        if self._element_options is None:
+            raise ActionError(
+                f"click [{act.element}] needs the elements channel, which this env does not "
+                "have; click at x y, or use a mode with page elements (standard_structured or "
+                "an aoi_* mode)"
+            )
+        if not 1 <= act.element <= len(self.elements):
+            listed = f"[1]..[{len(self.elements)}]" if self.elements else "no elements"
+            raise ActionError(
+                f"click [{act.element}]: the last observation listed {listed}; click an element "
+                "as numbered there, or at x y"
+            )
+        x, y = self.elements[act.element - 1].center
+        return replace(act, x=x, y=y)
+
+    def _describe(self, act: Action) -> str:
+        """An action as the record's prior actions list it (a click on [n] says where it went)."""
+        if act.type != ActionType.CLICK or not act.element:
+            return format_action(act)
+        element = self.elements[act.element - 1]
+        name = element.text or element.label or element.value
+        what = f"{element.role} {_quoted(name)}" if name else element.role
+        note = f"  # {act.narration}" if act.narration else ""
+        return f"click [{act.element}] ({what} at {act.x} {act.y}){note}"
 
     def _let_paint(self, browser: Browser) -> None:
         """Wait until the page has painted what it last changed."""
@@ -662,9 +748,15 @@ class DynaCUEnv(gym.Env):
         return obs, parts
 
 
+def _quoted(text: str, limit: int = 40) -> str:
+    """``text`` in double quotes, cut to ``limit`` characters."""
+    return '"' + (text if len(text) <= limit else text[: limit - 1] + "\u2026") + '"'
+
+
 def make_env(
     task: str,
-    mode: str = "standard",
+    mode: str | None = None,
+    channels: list[str] | tuple[str, ...] | None = None,
     asr_model: str | None = None,
     asr_device: str = "cpu",
     asr_compute_type: str = "int8",
@@ -676,37 +768,54 @@ def make_env(
     narration_chars: int = 8000,
     voice: str | None = None,
     speech_rate: float = 1.0,
+    max_elements: int = MAX_ELEMENTS,
     **kwargs: Any,
 ) -> gym.Env:
-    """Entry point of every registered id: the base env wrapped for ``mode``.
+    """Entry point of every registered id: the base env wrapped in its channels.
 
     Args:
         task: the task id.
-        mode: one of :data:`dynacu_gym.modes.MODES`.
+        mode: one of :data:`dynacu_gym.modes.MODES`, or channels joined with ``+``; None (and no
+            ``channels``): ``"standard"``.
+        channels: the channels as a list, instead of ``mode`` (see
+            :data:`dynacu_gym.modes.CHANNELS`): any set that makes sense.
         asr_model: the Whisper model the audio channel uses (None: the bundled ``tiny.en``; a
             CTranslate2 folder; or a name in the local Hugging Face cache).
         asr_device: ``"cpu"`` or ``"cuda"`` for that model.
         asr_compute_type: CTranslate2 compute type for that model.
-        max_keyframes: K, the most keyframes a step returns (keyframe modes).
-        keyframe_fps: how often the screen is grabbed between steps (keyframe modes).
+        max_keyframes: K, the most keyframes a step returns (keyframe channel).
+        keyframe_fps: how often the screen is grabbed between steps (keyframe channel).
         clip_weights: turns on the CLIP keyframe gate: a checkpoint file or a pretrained tag in
             a local cache (see :mod:`dynacu_gym.perception.clip_gate`); off by default.
         clip_arch: the open_clip model of those weights.
         clip_cache_dir: where to look for a pretrained tag.
-        narration_chars: the bound on the agent's kept narration (keyframe modes).
+        narration_chars: the bound on the agent's kept narration (narration channel).
         voice: the piper voice ``speak`` uses (an ``.onnx`` path; None: en_US-joe-medium).
         speech_rate: its speaking rate, 0.5 to 2.0.
+        max_elements: the most page elements one observation lists (elements channel).
         kwargs: arguments of :class:`DynaCUEnv`.
-    """
-    from dynacu_gym.modes import MODE_CHANNELS, apply_mode, check_mode
 
-    check_mode(mode)
-    channels = MODE_CHANNELS[mode]
+    Raises:
+        ValueError: both ``mode`` and ``channels``, an unknown or impossible channel set, or a
+            channel's argument without its channel.
+    """
+    from dynacu_gym.modes import apply_channels, check_channels, check_mode, mode_channels
+
+    if mode is not None and channels is not None:
+        raise ValueError(
+            f"expected mode or channels, not both (got mode={mode!r}, channels={channels!r})"
+        )
+    if channels is not None:
+        chosen = check_channels(channels)
+    else:
+        mode = "standard" if mode is None else mode
+        chosen = mode_channels(check_mode(mode))
+    named = f"channels {list(chosen)}" if channels is not None else f"mode {mode!r}"
     asr = {"model": asr_model, "device": asr_device, "compute_type": asr_compute_type}
     if asr != {"model": None, "device": "cpu", "compute_type": "int8"} and (
-        "transcript" not in channels
+        "transcript" not in chosen
     ):
-        raise ValueError(f"asr_* arguments need a mode with the audio channel, got mode {mode!r}")
+        raise ValueError(f"asr_* arguments need the transcript channel, got {named}")
     keyframes = {
         "max_keyframes": max_keyframes,
         "fps": keyframe_fps,
@@ -714,22 +823,25 @@ def make_env(
         "clip_arch": clip_arch,
         "clip_cache_dir": clip_cache_dir,
     }
-    visual_defaults = (5, 3.0, None, "ViT-B-32", None, 8000)
-    if (*keyframes.values(), narration_chars) != visual_defaults and "keyframes" not in channels:
+    if tuple(keyframes.values()) != (5, 3.0, None, "ViT-B-32", None) and "keyframes" not in chosen:
         raise ValueError(
-            "keyframe, clip_* and narration arguments need a mode with the keyframe channel "
-            f"(aoi_visual, aoi_full, aoi_interactive), got mode {mode!r}"
+            "keyframe and clip_* arguments need the keyframes channel (aoi_visual, aoi_full, "
+            f"aoi_interactive), got {named}"
         )
-    if (voice, speech_rate) != (None, 1.0) and "speech" not in channels:
+    if narration_chars != 8000 and "narration" not in chosen:
+        raise ValueError(f"narration_chars needs the narration channel, got {named}")
+    if (voice, speech_rate) != (None, 1.0) and "speech" not in chosen:
         raise ValueError(
-            f"voice and speech_rate need a mode with the speak channel (aoi_interactive), "
-            f"got mode {mode!r}"
+            f"voice and speech_rate need the speech channel (aoi_interactive), got {named}"
         )
+    if max_elements != MAX_ELEMENTS and "elements" not in chosen:
+        raise ValueError(f"max_elements needs the elements channel, got {named}")
     env = DynaCUEnv(task, **kwargs)
     try:
-        return apply_mode(
+        return apply_channels(
             env,
-            mode,
+            chosen,
+            elements={"max_items": max_elements},
             transcript=asr,
             keyframes=keyframes,
             narration={"max_chars": narration_chars},

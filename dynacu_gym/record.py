@@ -7,6 +7,7 @@ Form (sections appear when their channel is on)::
     [RECENT AUDIO — ...]
     [VISUAL — keyframes captured since last step]
     [NARRATION]
+    [PAGE ELEMENTS — ...]
     [TASK] ...
     [LAST ACTION ERROR] ...
     [PRIOR ACTIONS] Step N-1: wait 3s ...
@@ -23,7 +24,7 @@ MAX_PRIOR_ACTIONS = 10  # prior actions listed in the record; older ones are cou
 MAX_RECORD_CHARS = 100_000  # the record's Text space bound
 
 # Sections in the order they appear, between the header and the task.
-CHANNEL_SECTIONS = ("audio_context", "recent_audio", "visual", "narration")
+CHANNEL_SECTIONS = ("audio_context", "recent_audio", "visual", "narration", "elements")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ _HEADINGS = {
     "recent_audio": "[RECENT AUDIO]",
     "visual": "[VISUAL — keyframes captured since last step]",
     "narration": "[NARRATION]",
+    "elements": "[PAGE ELEMENTS]",
 }
 
 

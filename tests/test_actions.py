@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -63,8 +65,8 @@ def test_format_round_trip(text):
     [
         ("", "got nothing"),
         ("jump 3", "unknown action 'jump'"),
-        ("click 640", "expected 'click X Y'"),
-        ("click a b", "expected 'click X Y'"),
+        ("click 640", "expected 'click X Y | click [N]'"),
+        ("click a b", "expected 'click X Y | click [N]'"),
         ("click 1280 10", "off the screen"),
         ("click -1 10", "off the screen"),
         ('type "unclosed', "unclosed quote"),
@@ -98,7 +100,7 @@ def test_parse_errors_say_what_was_expected(text, message):
         ({}, "no 'type'"),
         ({"type": "fly"}, "expected an action type"),
         ({"type": 99}, "expected an action type"),
-        ({"type": "click", "x": 1}, "needs 'y'"),
+        ({"type": "click", "x": 1}, "needs 'x' and 'y'"),
         ({"type": "click", "x": "1", "y": 2}, "expected an integer for 'x'"),
         ({"type": "click", "x": 1.5, "y": 2}, "expected an integer for 'x'"),
         ({"type": "click", "x": True, "y": 2}, "expected an integer for 'x'"),
@@ -185,3 +187,47 @@ def test_to_charset_maps_unknown_characters_and_cuts():
     assert to_charset("héllo — ok") == "héllo — ok"
     assert to_charset("emoji 😀") == "emoji \ufffd"
     assert to_charset("x" * 10, max_length=5) == "xxxx\u2026"
+
+
+# ---- clicks on page elements ------------------------------------------------------------------
+
+
+def test_click_on_an_element_parses_validates_and_formats():
+    assert parse_action("click [3]") == {"type": "click", "element": 3}
+    assert parse_action("click [ 12 ]  # the Join button") == {
+        "type": "click",
+        "element": 12,
+        "narration": "the Join button",
+    }
+    act = validate_action({"type": "click", "element": 3, "x": 5})  # x, y are ignored
+    assert (act.element, act.x, act.y) == (3, 0, 0)
+    assert format_action({"type": "click", "element": 3}) == "click [3]"
+    assert parse_action(format_action(parse_action("click [7]  # note"))) == parse_action(
+        "click [7]  # note"
+    )
+    # element 0 is the coordinates' click
+    assert validate_action({"type": "click", "element": 0, "x": 4, "y": 5}).element == 0
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("click [0]", "numbered from [1]"),
+        ("click [x]", "expected 'click X Y | click [N]'"),
+        ("click [3] 4", "expected 'click X Y | click [N]'"),
+        ("click [201]", "index in 1..200"),
+        ({"type": "click", "element": -1}, "index in 1..200"),
+        ({"type": "click", "element": "3"}, "expected an integer for 'element'"),
+        ({"type": "click", "element": 0}, "or 'element'"),
+    ],
+)
+def test_bad_element_clicks_say_what_was_expected(raw, message):
+    with pytest.raises(ActionError, match=re.escape(message)):
+        parse_action(raw) if isinstance(raw, str) else validate_action(raw)
+
+
+def test_the_action_space_holds_element_clicks():
+    space = action_space()
+    assert space["element"].n == 201  # 0: at x, y; 1..200: the listed elements
+    sample = space.sample()
+    validate_action({k: v for k, v in sample.items() if k != "key"} | {"type": "click"})

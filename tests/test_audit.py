@@ -434,8 +434,8 @@ def test_the_summary_counts_tasks_and_lists_failures():
         },
     ]
     text = render_summary(rows, ["A1", "A2"])
-    assert "| visual (transient) | 1/1 | - | - | 1/1 | - | - | 80% |" in text
-    assert "| A1 | 1/1! | - | - | 1/1 | - | - |" in text
+    assert "| visual (transient) | 1/1 | - | - | - | 1/1 | - | - | 80% |" in text
+    assert "| A1 | 1/1! | - | - | - | 1/1 | - | - |" in text
     assert "- A1 evidence (standard, evidence #1): a screenshot-only agent" in text
     assert "Solvable (every seed of the scripted solution succeeds): 1/2" in text
     assert "Guessable (the null, random or near-miss agent succeeds): 1/2" in text

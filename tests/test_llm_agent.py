@@ -383,7 +383,7 @@ def test_parse_reply_rejects_prose(reply: str) -> None:
 
 
 def test_parse_reply_reports_the_error_of_the_last_line() -> None:
-    with pytest.raises(ActionError, match="expected 'click X Y', got 'click 5'"):
+    with pytest.raises(ActionError, match=r"expected 'click X Y \| click \[N\]', got 'click 5'"):
         parse_reply("Some prose first.\nclick 5")
 
 

@@ -17,6 +17,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, TypeVar
 
+from dynacu_gym.runtime.elements import ELEMENTS_INIT_SCRIPT
 from dynacu_gym.runtime.process import InfraError
 
 T = TypeVar("T")
@@ -64,6 +65,25 @@ MIC_INIT_SCRIPT = """
     }
     return original(constraints);
   };
+})();
+"""
+
+
+# The page elements channel lists what the page listens to for clicks (a card, a mole, a
+# key of a keypad): every element given a pointer listener is remembered, out of the page's
+# reach. The page itself behaves as without it; every env installs it, whatever its channels.
+CLICKABLE_INIT_SCRIPT = """
+(() => {
+  const marks = new WeakSet();
+  const kinds = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown",
+    "pointerup", "touchstart", "touchend"]);
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, ...rest) {
+    if (kinds.has(type) && this instanceof Element && this !== document.documentElement &&
+        this !== document.body) marks.add(this);
+    return add.call(this, type, ...rest);
+  };
+  Object.defineProperty(window, "__dynacuClickable", {value: marks});
 })();
 """
 
@@ -257,6 +277,8 @@ class Browser:
         self._context.route("**/*", self._filter_request)
         self._context.route_web_socket("**/*", self._refuse_websocket)
         self._context.add_init_script(MIC_INIT_SCRIPT)
+        self._context.add_init_script(CLICKABLE_INIT_SCRIPT)
+        self._context.add_init_script(ELEMENTS_INIT_SCRIPT)
         self._context.on("close", lambda _ctx: self._mark_crashed("the browser closed"))
         pages = self._context.pages
         self._page = pages[0] if pages else self._context.new_page()
@@ -306,10 +328,22 @@ class Browser:
         Playwright errors that mean the browser is gone become :class:`BrowserCrashed`; other
         errors (a page script that threw, say) propagate unchanged.
         """
+        return self.submit(fn)(timeout)
+
+    def submit(self, fn: Callable[[], T]) -> Callable[[float], T]:
+        """Start ``fn`` on the browser's thread; return what waits for its result.
+
+        The caller goes on meanwhile (the env grabs the screen while the page lists its
+        elements); the returned function takes a timeout in seconds and answers as
+        :meth:`call` does.
+        """
         if self._thread is None or not self._thread.is_alive():
             raise BrowserCrashed("the browser is not running")
         future: Future[T] = Future()
         self._jobs.put((fn, future))
+        return lambda timeout: self._result(future, timeout)
+
+    def _result(self, future: Future[T], timeout: float) -> T:
         try:
             return future.result(timeout=timeout)
         except FutureTimeout as e:
@@ -377,6 +411,10 @@ class Browser:
     def evaluate(self, expression: str, arg: Any = None, timeout: float = 10.0) -> Any:
         """Evaluate a JavaScript function or expression in the page, with ``arg``."""
         return self.call(lambda: self._page.evaluate(expression, arg), timeout=timeout)
+
+    def submit_evaluate(self, expression: str, arg: Any = None) -> Callable[[float], Any]:
+        """Start evaluating ``expression`` in the page; see :meth:`submit`."""
+        return self.submit(lambda: self._page.evaluate(expression, arg))
 
     def wait_for_function(self, expression: str, timeout: float) -> None:
         """Wait until ``expression`` is truthy in the page."""
