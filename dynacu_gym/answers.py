@@ -316,3 +316,26 @@ def mentions(
             if normalize(kind, " ".join(words[i : i + n])) in wanted:
                 return True
     return False
+
+
+def spoken_verdict(
+    kind: str,
+    accepted: tuple[str, ...] | list[str],
+    rejected: tuple[str, ...] | list[str],
+    text: str,
+) -> str | None:
+    """The verdict a listening page reaches on ``text``, as the runtime's ``ctx.mentions`` does.
+
+    Args:
+        kind: the field's normalisation kind.
+        accepted: the field's accepted forms.
+        rejected: its declared near misses.
+        text: what was said.
+
+    Returns:
+        ``"rejected"`` if a near miss is mentioned (hedging counts as wrong), else
+        ``"accepted"`` if an accepted form is, else None.
+    """
+    if mentions(kind, rejected, text):
+        return "rejected"
+    return "accepted" if mentions(kind, accepted, text) else None

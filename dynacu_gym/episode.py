@@ -1,15 +1,26 @@
-"""Running one episode of an agent in an env, and what came of it."""
+"""Running one episode of an agent in an env, and what came of it.
+
+:class:`EpisodeResult` is what an episode line keeps; :func:`run_episode` plays one;
+:func:`spoken_answers` pairs what the agent said with what a listening page heard, the
+measure of whether the agent's voice got through.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 
+from dynacu_gym.answers import spoken_verdict
+from dynacu_gym.runtime.process import InfraError
+from dynacu_gym.tasks import PLACEHOLDER, AnswerSpec, TaskSpec
+
 PERCEPTION_TIMINGS = ("capture", "keyframes", "asr", "tts")  # info["timings"] keys summed
+# The page's verdicts of heard speech (the runtime's DynaCU.verdicts); none on a page without it.
+VERDICTS_SCRIPT = "() => (window.DynaCU && window.DynaCU.verdicts) || []"
 
 
 @dataclass
@@ -39,6 +50,10 @@ class EpisodeResult:
         variant: which of the task's variants played (0, the benchmark's, without variety).
         heard: what a listening page's recogniser heard, one text per utterance (empty for
             other pages): what spoken answers were judged on.
+        said: what the agent said, one text per ``speak`` action, in order.
+        spoken_answers: per answer field the page judges by ear, what the agent said and what
+            the page heard (see :func:`spoken_answers`); empty after an infrastructure fault.
+        channels: the channels the env's mode wrapped around it (its ``channels``).
     """
 
     task: str
@@ -60,10 +75,104 @@ class EpisodeResult:
     variety: bool = False
     variant: int = 0
     heard: list[str] = field(default_factory=list)
+    said: list[str] = field(default_factory=list)
+    spoken_answers: list[dict[str, Any]] = field(default_factory=list)
+    channels: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return asdict(self)
+
+
+class Said(NamedTuple):
+    """One ``speak`` of the agent: its text and when its speech ends (page seconds)."""
+
+    text: str
+    ends_at: float
+
+
+def spoken_answers(
+    answers: Mapping[str, AnswerSpec],
+    said: Sequence[Said],
+    verdicts: Sequence[Mapping[str, Any]],
+    aloud: Iterable[str] = (),
+) -> list[dict[str, Any]]:
+    """What the agent said for each answer field judged by ear, and what the page made of it.
+
+    A field counts when what the agent said carries a verdict for it (judged as the page
+    judges, :func:`~dynacu_gym.answers.spoken_verdict`) and the page judges it by ear: the page
+    logged a verdict of heard speech for it, or it is in ``aloud`` (the fields the task answers
+    aloud, which a page that heard nothing never logs). A field answered by typing on a page
+    that also listens is not a spoken answer, even if the agent said it too.
+
+    When several things said carry a verdict for the field, the one that counts is the last to
+    have ended before the page's last verdict for the field (the page judges an utterance after
+    its silence and the transcription, so the speech it judged ended before); when none did, or
+    the page never judged the field, the last one said.
+
+    Args:
+        answers: the task's answer fields.
+        said: what the agent said, in order.
+        verdicts: the page's verdicts of heard speech, ``{field, text, verdict, at}`` each, in
+            the order reached (the runtime's ``DynaCU.verdicts``).
+        aloud: fields the task answers aloud even if the page logged nothing for them.
+
+    Returns:
+        One entry per field, in the task's order: ``{"field", "said", "said_verdict", "heard",
+        "heard_verdict", "received"}``. ``heard`` and ``heard_verdict`` are the page's last
+        verdict for the field (None when it never judged it); ``received``: the page reached
+        the verdict the agent's words carry.
+    """
+    by_ear = {str(v.get("field")) for v in verdicts} | set(aloud)
+    entries = []
+    for name, spec in answers.items():
+        if name not in by_ear:
+            continue
+        judged = [
+            (s, verdict)
+            for s in said
+            if (verdict := spoken_verdict(spec.kind, spec.accept, spec.reject, s.text))
+        ]
+        if not judged:
+            continue
+        page = [v for v in verdicts if v.get("field") == name]
+        last = page[-1] if page else None
+        if last is not None:
+            at = float(last.get("at") or 0.0)
+            judged = [j for j in judged if j[0].ends_at <= at] or judged
+        chosen, verdict = judged[-1]
+        heard_verdict = last.get("verdict") if last is not None else None
+        entries.append(
+            {
+                "field": name,
+                "said": chosen.text,
+                "said_verdict": verdict,
+                "heard": last.get("text") if last is not None else None,
+                "heard_verdict": heard_verdict,
+                "received": heard_verdict == verdict,
+            }
+        )
+    return entries
+
+
+def answered_aloud(task: TaskSpec) -> set[str]:
+    """The fields a listening task's scripted solution speaks (``{answer.FIELD}`` in a speak)."""
+    if not task.listens:
+        return set()
+    return {
+        m.group(1)
+        for step in task.solution
+        if step.speaks
+        for m in PLACEHOLDER.finditer(step.action)
+    }
+
+
+def _page_verdicts(env: Any) -> list[dict[str, Any]] | None:
+    """The page's verdicts of heard speech; None when the page cannot be read (infra fault)."""
+    try:
+        return list(env.evaluate_in_page(VERDICTS_SCRIPT))
+    except InfraError:
+        return None
 
 
 StepCallback = Callable[[int, Any, dict[str, Any], dict[str, Any], dict[str, Any]], None]
@@ -91,6 +200,7 @@ def run_episode(
     credit, checklist = float(info.get("credit", 0.0)), dict(info.get("checklist", {}))
     agent_seconds, tokens, calls = 0.0, {"input": 0, "output": 0}, 0
     perception = dict.fromkeys(PERCEPTION_TIMINGS, 0.0)
+    said: list[Said] = []
     while True:
         t = time.monotonic()
         action, agent_info = agent.act(obs)
@@ -108,6 +218,9 @@ def run_episode(
         checklist = dict(info.get("checklist", checklist))
         if info.get("last_action_error"):
             errors.append(info["last_action_error"])
+        if "speech" in info:  # a speak action was scheduled
+            speech = info["speech"]
+            said.append(Said(str(speech["text"]), float(speech.get("ends_at") or 0.0)))
         if on_step is not None:
             on_step(steps, action, agent_info, obs, info)
         if terminated or truncated:
@@ -119,6 +232,11 @@ def run_episode(
         result = "step_limit"
     base = env.unwrapped  # a DynaCUEnv underneath
     task = base.task  # type: ignore[attr-defined]
+    spoken: list[dict[str, Any]] = []
+    if said and not infra_error:  # read now: the next reset loads a new page
+        verdicts = _page_verdicts(base)
+        if verdicts is not None:
+            spoken = spoken_answers(task.answers, said, verdicts, answered_aloud(task))
     return EpisodeResult(
         task=task.id,
         seed=seed,
@@ -139,4 +257,7 @@ def run_episode(
         variety=base.variety,  # type: ignore[attr-defined]
         variant=task.variant,
         heard=base.heard,  # type: ignore[attr-defined]
+        said=[s.text for s in said],
+        spoken_answers=spoken,
+        channels=list(getattr(base, "channels", ())),
     )

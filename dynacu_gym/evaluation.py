@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from dynacu_gym.modes import mode_channels
 from dynacu_gym.report import episode_key, setting_of
 from dynacu_gym.runtime.process import die_with_parent, exit_on_sigterm
 
@@ -210,6 +211,9 @@ def run_one(
         variety=outcome.variety,
         variant=outcome.variant,
         heard=outcome.heard,
+        said=outcome.said,
+        spoken_answers=outcome.spoken_answers,
+        channels=outcome.channels,
     )
 
 
@@ -238,6 +242,10 @@ def _infra_line(
         agent_errors=0,
         **setting_of(env_options or {}),
         variant=None,  # the page never ran
+        heard=[],
+        said=[],
+        spoken_answers=[],
+        channels=list(mode_channels(spec.mode)),  # what it was to run with
     )
 
 
@@ -454,8 +462,7 @@ def evaluate(
     from dynacu_gym.modes import check_mode
     from dynacu_gym.tasks import find_task
 
-    for mode in modes:
-        check_mode(mode)
+    modes = [check_mode(mode) for mode in modes]  # canonical: a preset's name where one fits
     for task in tasks:
         find_task(task)
     if workers < 1:

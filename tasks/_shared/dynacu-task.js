@@ -23,6 +23,17 @@
  *   - window.getTaskChecklist()  {criterion: held} in the task's order, or null without a
  *                            checklist; read from the DOM (<html data-dynacu-checklist>),
  *                            frozen with the verdict
+ *   - window.DynaCU.verdicts the page's verdicts of spoken answers, in the order reached: a copy
+ *                            of [{field, text, verdict, at}], verdict "accepted", "rejected" or
+ *                            null, at = ctx.now(). Privileged state, never on the page: the env
+ *                            reads it at the end of an episode to tell what the agent said from
+ *                            what the page heard.
+ *
+ * Spoken answers: a verdict is one of heard speech when ctx.mentions (or ctx.gradeSpoken, which
+ * calls it) is called while ctx.listen() hands the page an utterance, i.e. in the synchronous
+ * part of onUtterance, before its first await. Every app judges there (its first await is the
+ * judging call); a callback that awaits something else first goes unlogged. The same calls on
+ * typed text (docs' retyped lines) or from a test (DynaCU.mentions) are not spoken answers.
  *
  * Answers: the page never holds them. The server hands out salted SHA-256 hashes of the
  * normalised accepted answers; checkAnswer() normalises the agent's text the same way (this file
@@ -307,6 +318,8 @@
     sources: [],
     timers: [],
     checks: {},  // the checklist: criterion -> held
+    hearing: 0,  // > 0 while listen() hands an utterance to the page's onUtterance
+    verdicts: [],  // the verdicts of heard speech: {field, text, verdict, at}
   };
 
   function now() {
@@ -377,9 +390,11 @@
      * Does a spoken utterance mention the answer? Every run of 1-8 consecutive words is
      * normalised and compared, so "I think it's the third of May." finds that date. Returns
      * "accepted", "rejected" (a declared near miss is mentioned: hedging counts as wrong) or
-     * null (neither).
+     * null (neither). Called while an utterance is handed over (see listen()), the verdict is
+     * logged as one of heard speech (DynaCU.verdicts).
      */
     async mentions(field, text) {
+      const heard = state.hearing > 0;  // read before the first await: the handover is synchronous
       const spec = state.episode.answers[field];
       if (!spec) throw new Error("no answer field " + field);
       const words = String(text).split(/\s+/).filter((w) => w);
@@ -393,7 +408,9 @@
           if ((spec.near || []).includes(hash)) rejected = true;
         }
       }
-      return rejected ? "rejected" : accepted ? "accepted" : null;
+      const verdict = rejected ? "rejected" : accepted ? "accepted" : null;
+      if (heard) state.verdicts.push({field, text: String(text), verdict, at: now()});
+      return verdict;
     },
     /** The agent's answer `text` for `field`: does it match? Marks the field's criterion. */
     async grade(field, text) {
@@ -428,7 +445,9 @@
      * Listen on the microphone as a call platform does: detect each utterance by its energy,
      * send it to the task server for speech recognition, and call onUtterance(text, info).
      * Returns {stop(), level()}. Options: threshold (RMS), silenceMs (end of an utterance),
-     * maxMs (longest utterance), preRollMs (audio kept from before the onset).
+     * maxMs (longest utterance), preRollMs (audio kept from before the onset). Judge the text
+     * with ctx.gradeSpoken (or ctx.mentions) before any other await in onUtterance: the
+     * verdicts reached while the utterance is handed over are the log of spoken answers.
      *
      * The audio comes as the capture's own frames (a MediaStreamTrackProcessor), queued until
      * the page reads them: a busy or starved page reads late but loses nothing, and times are
@@ -493,6 +512,11 @@
           if (!stopped) window.DynaCU.errors.push("listen: " + e);
         }
       })();
+      // What onUtterance judges before its first await is a verdict of heard speech.
+      function hand(text) {
+        state.hearing += 1;
+        try { onUtterance(text, {at: now()}); } finally { state.hearing -= 1; }
+      }
       async function upload(blocks, onset) {
         mic.utterances += 1;
         const sent = performance.now();
@@ -502,7 +526,7 @@
           if (!response.ok) throw new Error(data.error || ("HTTP " + response.status));
           mic.heard.push(data.text);
           mic.log.push({onset, sent, heardAt: performance.now(), text: data.text});
-          if (data.text && result() === "pending") onUtterance(data.text, {at: now()});
+          if (data.text && result() === "pending") hand(data.text);
         } catch (e) {
           window.DynaCU.errors.push("listen: " + e);
         }
@@ -554,6 +578,8 @@
     mentions: (field, text) => ctx.mentions(field, text),
     /** Microphone state while the page listens: level, speaking, utterances, heard (privileged). */
     get mic() { return state.mic || null; },
+    /** The page's verdicts of spoken answers, {field, text, verdict, at} each (privileged; a copy). */
+    get verdicts() { return state.verdicts.map((v) => Object.assign({}, v)); },
     task(definition) {
       state.definition = definition;
       load(definition).then(
