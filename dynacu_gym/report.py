@@ -2,8 +2,9 @@
 
 The evaluation runner writes one JSON object per episode per line, in ``*.jsonl`` files. This
 module reads them back and reports success by category, tier and mode, the paired ablations
-between observation modes (with an exact McNemar test), steps and time to completion, and the
-observation overhead::
+between observation modes (with an exact McNemar test), the split of the gain into format and
+perception, the ablation of each channel, how well a listening page received what the agent
+said, steps and time to completion, and the observation overhead::
 
     from dynacu_gym.report import load_episodes, write_report
 
@@ -18,11 +19,19 @@ the agent: they are left out of every rate, pair, median and share, and counted 
 The static controls (category S, no audio and nothing moving) are a control set, not the
 benchmark: they have their row in success by category and their own table beside the dynamic
 tasks per mode, and are left out of the success by mode and tier and of the ablations.
+
+A mode is a preset of :data:`~dynacu_gym.modes.MODES` or any other channel set, named by its
+channels joined with ``+``; tables list the presets first. Lines written before they carried
+``channels`` ran the presets of that time, whose AOI modes had no element list
+(:data:`PRESETS_BEFORE_CHANNELS`): they keep their mode's name in every table, and count with
+the channels they ran where channels matter (the format and perception split, the ablation
+of each channel).
 """
 
 from __future__ import annotations
 
 import csv
+import difflib
 import json
 import math
 import statistics
@@ -32,7 +41,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dynacu_gym.modes import CLOCKS, MODES
+from dynacu_gym.modes import (
+    CHANNELS,
+    CLOCKS,
+    MODE_CHANNELS,
+    MODES,
+    check_channels,
+    mode_channels,
+    mode_name,
+)
 from dynacu_gym.tasks import CATEGORIES, TIERS
 
 CONTROL_CATEGORY = "S"  # the static controls
@@ -44,6 +61,27 @@ ABLATIONS: tuple[tuple[str, str], ...] = (
     ("aoi_audio", "aoi_full"),
     ("aoi_full", "aoi_interactive"),
 )
+# The gain of aoi_full over standard, split in two: (step, first, second). standard_structured
+# adds the element list and the record's layout and no new perception; aoi_full adds the
+# perception to it.
+DECOMPOSITION: tuple[tuple[str, str, str], ...] = (
+    ("format", "standard", "standard_structured"),
+    ("perception", "standard_structured", "aoi_full"),
+    ("total", "standard", "aoi_full"),
+)
+DECOMPOSITION_MODES = ("standard", "standard_structured", "aoi_full")
+
+# What a line without ``channels`` ran: the presets before the element list joined the AOI
+# modes (and before standard_structured existed). Such a line keeps its mode's name.
+PRESETS_BEFORE_CHANNELS: dict[str, tuple[str, ...]] = {
+    "standard": (),
+    "aoi_visual": ("keyframes", "narration"),
+    "aoi_audio": ("transcript",),
+    "aoi_full": ("keyframes", "narration", "transcript"),
+    "aoi_interactive": ("keyframes", "narration", "transcript", "speech"),
+}
+# A verdict on an answer: what the task's check makes of it, or what the page made of it.
+VERDICTS = ("accepted", "rejected")
 
 # Two-sided 95% normal quantile, for Wilson intervals.
 _Z95 = 1.959963984540054
@@ -73,6 +111,24 @@ ABLATION_COLUMNS = (
     "c",
     "p_value",
 )
+DECOMPOSITION_COLUMNS = ("agent", "model", "step", *ABLATION_COLUMNS[2:])
+COMPONENT_ABLATION_COLUMNS = ("agent", "model", "channel", *ABLATION_COLUMNS[2:])
+AUDIO_OUTPUT_COLUMNS = (
+    "agent",
+    "model",
+    "mode",
+    "category",
+    "episodes",
+    "successes",
+    "success_rate",
+    "answers",
+    "received",
+    "received_pct",
+    "said_accepted",
+    "heard_accepted",
+    "heard_accepted_pct",
+    "unjudged",
+)
 
 
 def _is_int(v: Any) -> bool:
@@ -87,12 +143,38 @@ def _is_numbers(v: Any) -> bool:
     return isinstance(v, dict) and all(_is_number(x) for x in v.values())
 
 
+def _is_mode(v: Any) -> bool:
+    """Whether ``v`` is a mode's canonical name (a preset's, or its channels joined with +)."""
+    if not isinstance(v, str):
+        return False
+    try:
+        return mode_name(mode_channels(v)) == v
+    except ValueError:
+        return False
+
+
+def _mode_hint(v: Any) -> str:
+    if not isinstance(v, str):
+        return ""
+    try:
+        name = mode_name(mode_channels(v))
+    except ValueError as e:
+        if "+" in v or v in CHANNELS:
+            return f"; {e}"  # channels, but not a set that can run: say why
+        close = difflib.get_close_matches(v, MODES, n=1)
+        return f"; did you mean {close[0]!r}?" if close else ""
+    return f"; that channel set is called {name!r}"
+
+
 # Every key of an episode line: (check, what the check expects).
 _FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "task": (lambda v: isinstance(v, str) and v != "", "a non-empty string"),
     "category": (lambda v: isinstance(v, str) and v != "", "a non-empty string"),
     "tier": (lambda v: v in TIERS, f"one of {TIERS}"),
-    "mode": (lambda v: v in MODES, f"one of {MODES}"),
+    "mode": (
+        _is_mode,
+        f"a mode in {MODES} or channels joined with '+' in the order {'+'.join(CHANNELS)}",
+    ),
     "agent": (lambda v: isinstance(v, str) and v != "", "a non-empty string"),
     "model": (lambda v: v is None or isinstance(v, str), "a string or null"),
     "repeat": (_is_int, "an integer"),
@@ -136,7 +218,8 @@ def _check_episode(obj: Any, where: str) -> dict[str, Any]:
         )
     for key, (check, expected) in _FIELDS.items():
         if not check(obj[key]):
-            raise ValueError(f"{where}: {key!r}: expected {expected}, got {obj[key]!r}")
+            hint = _mode_hint(obj[key]) if key == "mode" else ""
+            raise ValueError(f"{where}: {key!r}: expected {expected}, got {obj[key]!r}{hint}")
     # Keys later lines added; a line written before them ran what they default to (the
     # benchmark's setting: real time, variant 0).
     credit = obj.setdefault("credit", 1.0 if obj["success"] else 0.0)
@@ -145,7 +228,77 @@ def _check_episode(obj: Any, where: str) -> dict[str, Any]:
     for key, default, check, expected in _LATER_FIELDS:
         if not check(obj.setdefault(key, default)):
             raise ValueError(f"{where}: {key!r}: expected {expected}, got {obj[key]!r}")
+    # Keys only some lines have, and no default is written for: a line without them ran
+    # before them (channels) or spoke no answer (said, spoken_answers).
+    _check_channels(obj, where)
+    if "said" in obj and not (
+        isinstance(obj["said"], list) and all(isinstance(t, str) for t in obj["said"])
+    ):
+        raise ValueError(f"{where}: 'said': expected a list of strings, got {obj['said']!r}")
+    _check_spoken_answers(obj.get("spoken_answers", []), where)
     return obj
+
+
+def _check_channels(obj: dict[str, Any], where: str) -> None:
+    if "channels" not in obj:
+        return
+    channels = obj["channels"]
+    if not (isinstance(channels, list) and all(isinstance(c, str) for c in channels)):
+        raise ValueError(
+            f"{where}: 'channels': expected a list of channel names from {CHANNELS}, "
+            f"got {channels!r}"
+        )
+    try:
+        ordered = check_channels(channels)
+    except ValueError as e:
+        raise ValueError(f"{where}: 'channels': {e}") from e
+    # An infrastructure failure may have failed before its channels were wrapped (the runner
+    # then writes []); its mode still says what it was to run.
+    if mode_name(ordered) != obj["mode"] and not is_infra_failure(obj):
+        expected = mode_channels(obj["mode"])
+        raise ValueError(
+            f"{where}: 'channels': expected the channels of mode {obj['mode']!r} "
+            f"({list(expected)!r}), got {channels!r}"
+        )
+
+
+# Every key of an entry of ``spoken_answers``: (check, what the check expects).
+_SPOKEN_ANSWER_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "field": (lambda v: isinstance(v, str) and v != "", "a non-empty string"),
+    "said": (lambda v: isinstance(v, str), "a string"),
+    "said_verdict": (lambda v: v in VERDICTS, "'accepted' or 'rejected'"),
+    "heard": (lambda v: v is None or isinstance(v, str), "a string or null"),
+    "heard_verdict": (
+        lambda v: v is None or v in VERDICTS,
+        "'accepted', 'rejected' or null (never judged)",
+    ),
+    "received": (lambda v: isinstance(v, bool), "true or false"),
+}
+
+
+def _check_spoken_answers(entries: Any, where: str) -> None:
+    if not isinstance(entries, list):
+        raise ValueError(f"{where}: 'spoken_answers': expected a list of objects, got {entries!r}")
+    keys = tuple(_SPOKEN_ANSWER_FIELDS)
+    for i, entry in enumerate(entries):
+        at = f"{where}: 'spoken_answers'[{i}]"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{at}: expected an object with the keys {keys}, got {entry!r}")
+        missing = [k for k in keys if k not in entry]
+        if missing:
+            raise ValueError(
+                f"{at}: missing key(s) {', '.join(map(repr, missing))}; "
+                f"expected every key of {keys}"
+            )
+        for key, (check, expected) in _SPOKEN_ANSWER_FIELDS.items():
+            if not check(entry[key]):
+                raise ValueError(f"{at}: {key!r}: expected {expected}, got {entry[key]!r}")
+        if entry["received"] != (entry["heard_verdict"] == entry["said_verdict"]):
+            raise ValueError(
+                f"{at}: 'received': expected {not entry['received']} (whether heard_verdict "
+                f"{entry['heard_verdict']!r} is said_verdict {entry['said_verdict']!r}), "
+                f"got {entry['received']}"
+            )
 
 
 # How the benchmark's episodes run: in real time, on each task's variant 0.
@@ -169,6 +322,34 @@ def setting_of(record: dict[str, Any]) -> dict[str, Any]:
 def off_benchmark(episode: dict[str, Any]) -> bool:
     """Whether an episode ran off the benchmark's setting (paused time or seeded variety)."""
     return setting_of(episode) != BENCHMARK_SETTING
+
+
+def episode_channels(episode: dict[str, Any]) -> tuple[str, ...]:
+    """The channels an episode ran with, in :data:`~dynacu_gym.modes.CHANNELS` order.
+
+    A line that carries ``channels`` ran those; an infrastructure failure that carries them
+    (perhaps ``[]``: it failed before they were wrapped) was to run its mode's channels. A line
+    from before that key ran its mode's preset of the time (:data:`PRESETS_BEFORE_CHANNELS`):
+    an aoi_full line of then ran keyframes, narration and transcript, without the element list.
+    """
+    mode = episode["mode"]
+    if "channels" in episode:
+        if is_infra_failure(episode):
+            return mode_channels(mode)
+        return check_channels(episode["channels"])
+    if mode in PRESETS_BEFORE_CHANNELS:
+        return PRESETS_BEFORE_CHANNELS[mode]
+    return mode_channels(mode)
+
+
+def mode_order(mode: str) -> tuple[int, int, str]:
+    """Sort key of a mode: presets first, then other channel sets by size, then by name.
+
+    The presets keep :data:`~dynacu_gym.modes.MODES` order.
+    """
+    if mode in MODES:
+        return (0, MODES.index(mode), "")
+    return (1, len(mode.split("+")), mode)
 
 
 def load_episodes(path: str | Path) -> list[dict[str, Any]]:
@@ -344,8 +525,8 @@ def summary_rows(episodes: Iterable[dict[str, Any]]) -> list[SummaryRow]:
                 cell[3] += float(ep.get("credit", ep["success"]))  # older lines: success
 
     kinds = ("mode", "tier", "category")
-    group_order: dict[str, Callable[[str], tuple[int, str]]] = {
-        "mode": lambda g: (MODES.index(g), g),
+    group_order: dict[str, Callable[[str], tuple[Any, ...]]] = {
+        "mode": lambda g: (mode_order(g), g),
         "tier": lambda g: (TIERS.index(g), g),
         "category": _category_order,
     }
@@ -355,7 +536,7 @@ def summary_rows(episodes: Iterable[dict[str, Any]]) -> list[SummaryRow]:
         return (
             kinds.index(kind),
             _agent_model_order((agent, model)),
-            MODES.index(mode),
+            mode_order(mode),
             group_order[kind](group),
         )
 
@@ -414,6 +595,59 @@ class AblationRow:
         return mcnemar_p(self.b, self.c)
 
 
+# (agent, model) -> mode -> (task, repeat) -> success
+_Outcomes = dict[tuple[str, str | None], dict[str, dict[tuple[str, int], bool]]]
+
+
+def _paired_outcomes(
+    episodes: Iterable[dict[str, Any]],
+    keep: Callable[[dict[str, Any]], bool] = lambda ep: True,
+) -> _Outcomes:
+    """The outcomes that ablations pair: dynamic tasks, no infrastructure failures."""
+    outcomes: _Outcomes = {}
+    for ep in episodes:
+        if is_infra_failure(ep) or is_control(ep) or not keep(ep):
+            continue
+        by_mode = outcomes.setdefault((ep["agent"], ep["model"]), {})
+        by_mode.setdefault(ep["mode"], {})[(ep["task"], ep["repeat"])] = ep["success"]
+    return outcomes
+
+
+def _paired_row(
+    agent_model: tuple[str, str | None],
+    by_mode: dict[str, dict[tuple[str, int], bool]],
+    first: str,
+    second: str,
+    within: set[tuple[str, int]] | None = None,
+) -> AblationRow | None:
+    """``first`` against ``second`` on their shared (task, repeat), or ``None`` without any.
+
+    Args:
+        agent_model: the (agent, model) the outcomes are of.
+        by_mode: mode -> (task, repeat) -> success.
+        first: the first mode.
+        second: the second mode.
+        within: if given, only these (task, repeat) are paired.
+    """
+    a, z = by_mode.get(first, {}), by_mode.get(second, {})
+    shared = a.keys() & z.keys()
+    if within is not None:
+        shared &= within
+    if not shared:
+        return None
+    return AblationRow(
+        agent=agent_model[0],
+        model=agent_model[1],
+        first=first,
+        second=second,
+        pairs=len(shared),
+        first_successes=sum(a[k] for k in shared),
+        second_successes=sum(z[k] for k in shared),
+        b=sum(a[k] and not z[k] for k in shared),
+        c=sum(z[k] and not a[k] for k in shared),
+    )
+
+
 def ablation_rows(
     episodes: Iterable[dict[str, Any]],
     pairs: Sequence[tuple[str, str]] = ABLATIONS,
@@ -431,36 +665,252 @@ def ablation_rows(
     Returns:
         Rows sorted by agent and model, then in the order of ``pairs``.
     """
-    # (agent, model) -> mode -> (task, repeat) -> success
-    outcomes: dict[tuple[str, str | None], dict[str, dict[tuple[str, int], bool]]] = {}
-    for ep in episodes:
-        if is_infra_failure(ep) or is_control(ep):
+    outcomes = _paired_outcomes(episodes)
+    rows = []
+    for agent_model in sorted(outcomes, key=_agent_model_order):
+        for first, second in pairs:
+            row = _paired_row(agent_model, outcomes[agent_model], first, second)
+            if row is not None:
+                rows.append(row)
+    return rows
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """The gain of aoi_full over standard for one (agent, model): format and perception.
+
+    Attributes:
+        agent: the agent's name.
+        model: the model behind the agent, or ``None``.
+        pairs: (task, repeat) with an episode in every one of :data:`DECOMPOSITION_MODES` that
+            the (agent, model) ran, none an infrastructure failure; every rate and step is
+            over these.
+        successes: mode -> successes over those (task, repeat), for the modes it ran.
+        steps: (step, paired comparison) for each step of :data:`DECOMPOSITION` whose two
+            modes it ran, in that order.
+    """
+
+    agent: str
+    model: str | None
+    pairs: int
+    successes: dict[str, int]
+    steps: tuple[tuple[str, AblationRow], ...]
+
+    def rate(self, mode: str) -> float | None:
+        """Success rate of ``mode`` in percent; ``None`` if the (agent, model) did not run it."""
+        return _rate(self.successes[mode], self.pairs) if mode in self.successes else None
+
+    def step(self, name: str) -> AblationRow | None:
+        """The comparison of step ``name`` (``"format"``, ``"perception"``, ``"total"``)."""
+        return dict(self.steps).get(name)
+
+
+def _runs_its_preset(episode: dict[str, Any]) -> bool:
+    mode = episode["mode"]
+    return mode in MODE_CHANNELS and episode_channels(episode) == MODE_CHANNELS[mode]
+
+
+def decomposition_rows(episodes: Iterable[dict[str, Any]]) -> list[Decomposition]:
+    """The format and perception split of the gain, for each (agent, model) that allows it.
+
+    standard -> standard_structured is the format (the element list and the record's layout,
+    no new perception), standard_structured -> aoi_full the perception, standard -> aoi_full
+    the total. Episodes are those of dynamic tasks without infrastructure failure that ran
+    their mode's preset as it is now: an aoi_full line from before ``channels`` (no element
+    list) is left out. The (task, repeat) are those with an episode in every one of the three
+    modes that the (agent, model) ran; with two of them, only their step is shown.
+
+    Args:
+        episodes: episodes as from :func:`load_episodes`.
+
+    Returns:
+        One per (agent, model) with at least two of the modes on shared (task, repeat),
+        sorted by agent and model.
+    """
+    outcomes = _paired_outcomes(
+        episodes, lambda ep: ep["mode"] in DECOMPOSITION_MODES and _runs_its_preset(ep)
+    )
+    rows = []
+    for agent_model in sorted(outcomes, key=_agent_model_order):
+        by_mode = outcomes[agent_model]
+        present = [m for m in DECOMPOSITION_MODES if m in by_mode]
+        if len(present) < 2:
             continue
-        by_mode = outcomes.setdefault((ep["agent"], ep["model"]), {})
-        by_mode.setdefault(ep["mode"], {})[(ep["task"], ep["repeat"])] = ep["success"]
+        keys = set.intersection(*(set(by_mode[m]) for m in present))
+        if not keys:
+            continue
+        steps = []
+        for step, first, second in DECOMPOSITION:
+            row = _paired_row(agent_model, by_mode, first, second, within=keys)
+            if row is not None:
+                steps.append((step, row))
+        rows.append(
+            Decomposition(
+                agent=agent_model[0],
+                model=agent_model[1],
+                pairs=len(keys),
+                successes={m: sum(by_mode[m][k] for k in keys) for m in present},
+                steps=tuple(steps),
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class ComponentAblationRow(AblationRow):
+    """Two modes whose channel sets differ by one channel, paired as in :class:`AblationRow`.
+
+    Attributes:
+        channel: the channel the second mode has and the first lacks.
+    """
+
+    channel: str
+
+    @property
+    def label(self) -> str:
+        """The difference as the report shows it: ``"+keyframes"``."""
+        return f"+{self.channel}"
+
+
+def component_ablation_rows(episodes: Iterable[dict[str, Any]]) -> list[ComponentAblationRow]:
+    """Every pair of modes an (agent, model) ran whose channel sets differ by one channel.
+
+    A mode's channel set is the one its episodes ran (:func:`episode_channels`); a mode whose
+    episodes ran more than one (lines from before ``channels`` beside newer ones) is left
+    out. Pairs in :data:`ABLATIONS`, either way round, are left out too: they have their row
+    there. Pairing is that of :func:`ablation_rows`.
+
+    Args:
+        episodes: episodes as from :func:`load_episodes`.
+
+    Returns:
+        Rows with the smaller set first, sorted by agent and model, then by the first mode and
+        the second (:func:`mode_order`).
+    """
+    episodes = list(episodes)
+    outcomes = _paired_outcomes(episodes)
+    channel_sets: dict[tuple[str, str | None, str], set[tuple[str, ...]]] = {}
+    for ep in episodes:
+        if not (is_infra_failure(ep) or is_control(ep)):
+            key = (ep["agent"], ep["model"], ep["mode"])
+            channel_sets.setdefault(key, set()).add(episode_channels(ep))
+    fixed = set(ABLATIONS) | {(second, first) for first, second in ABLATIONS}
 
     rows = []
     for agent_model in sorted(outcomes, key=_agent_model_order):
         by_mode = outcomes[agent_model]
-        for first, second in pairs:
-            a, z = by_mode.get(first, {}), by_mode.get(second, {})
-            shared = a.keys() & z.keys()
-            if not shared:
-                continue
-            rows.append(
-                AblationRow(
-                    agent=agent_model[0],
-                    model=agent_model[1],
-                    first=first,
-                    second=second,
-                    pairs=len(shared),
-                    first_successes=sum(a[k] for k in shared),
-                    second_successes=sum(z[k] for k in shared),
-                    b=sum(a[k] and not z[k] for k in shared),
-                    c=sum(z[k] and not a[k] for k in shared),
-                )
-            )
+        sets: dict[str, set[str]] = {}
+        for mode in by_mode:
+            ran = channel_sets[agent_model[0], agent_model[1], mode]
+            if len(ran) == 1:
+                sets[mode] = set(next(iter(ran)))
+        modes = sorted(sets, key=mode_order)
+        for first in modes:
+            for second in modes:
+                added = sets[second] - sets[first]
+                if len(added) != 1 or not sets[first] < sets[second]:
+                    continue
+                if (first, second) in fixed:
+                    continue
+                row = _paired_row(agent_model, by_mode, first, second)
+                if row is not None:
+                    rows.append(ComponentAblationRow(**vars(row), channel=added.pop()))
     return rows
+
+
+@dataclass(frozen=True)
+class AudioOutputRow:
+    """How well listening pages received the answers an agent spoke, in one (agent, model, mode).
+
+    Attributes:
+        agent: the agent's name.
+        model: the model behind the agent, or ``None``.
+        mode: the observation mode.
+        category: the category letter, or ``"all"`` for every dynamic category together.
+        episodes: episodes with a spoken answer (``spoken_answers`` not empty), of dynamic
+            tasks and not infrastructure failures.
+        successes: those episodes that succeeded.
+        answers: their spoken answers (entries of ``spoken_answers``).
+        received: answers on which the page's verdict, on what its speech recogniser heard,
+            was the task check's verdict on what the agent said.
+        said_accepted: answers whose words the task's check accepted.
+        heard_accepted: of those, the answers the page heard as accepted.
+        unjudged: answers the page never judged (``heard_verdict`` null; never received).
+    """
+
+    agent: str
+    model: str | None
+    mode: str
+    category: str
+    episodes: int
+    successes: int
+    answers: int
+    received: int
+    said_accepted: int
+    heard_accepted: int
+    unjudged: int
+
+    @property
+    def success_rate(self) -> float | None:
+        """Success of these episodes in percent; ``None`` without episodes."""
+        return _rate(self.successes, self.episodes)
+
+    @property
+    def received_pct(self) -> float | None:
+        """Answers received, in percent of the spoken answers; ``None`` without answers."""
+        return _rate(self.received, self.answers)
+
+    @property
+    def heard_accepted_pct(self) -> float | None:
+        """Accepted answers the page heard as accepted, in percent; ``None`` without any."""
+        return _rate(self.heard_accepted, self.said_accepted)
+
+
+def audio_output_rows(episodes: Iterable[dict[str, Any]]) -> list[AudioOutputRow]:
+    """How often a listening page received what the agent said, per (agent, model, mode).
+
+    Args:
+        episodes: episodes as from :func:`load_episodes`.
+
+    Returns:
+        For each (agent, model, mode) with a spoken answer, its ``"all"`` row and then one
+        row per category, in category order.
+    """
+    # (agent, model, mode, category) -> [episodes, successes, answers, received,
+    # said_accepted, heard_accepted, unjudged]
+    counts: dict[tuple[str, str | None, str, str], list[int]] = {}
+    for ep in episodes:
+        spoken = ep.get("spoken_answers") or []
+        if not spoken or is_infra_failure(ep) or is_control(ep):
+            continue
+        accepted = [a for a in spoken if a["said_verdict"] == "accepted"]
+        counted = (
+            1,
+            int(ep["success"]),
+            len(spoken),
+            sum(a["received"] for a in spoken),
+            len(accepted),
+            sum(a["heard_verdict"] == "accepted" for a in accepted),
+            sum(a["heard_verdict"] is None for a in spoken),
+        )
+        for category in ("all", ep["category"]):
+            cell = counts.setdefault((ep["agent"], ep["model"], ep["mode"], category), [0] * 7)
+            cell[:] = [x + y for x, y in zip(cell, counted, strict=True)]
+
+    def order(key: tuple[str, str | None, str, str]) -> tuple[Any, ...]:
+        agent, model, mode, category = key
+        return (
+            _agent_model_order((agent, model)),
+            mode_order(mode),
+            (-1, "") if category == "all" else _category_order(category),
+        )
+
+    return [
+        AudioOutputRow(agent, model, mode, category, *cell)
+        for (agent, model, mode, category), cell in sorted(
+            counts.items(), key=lambda item: order(item[0])
+        )
+    ]
 
 
 @dataclass(frozen=True)
@@ -513,7 +963,7 @@ def control_rows(episodes: Iterable[dict[str, Any]]) -> list[ControlRow]:
         ControlRow(agent, model, mode, *cell)
         for (agent, model, mode), cell in sorted(
             counts.items(),
-            key=lambda item: (_agent_model_order(item[0][:2]), MODES.index(item[0][2])),
+            key=lambda item: (_agent_model_order(item[0][:2]), mode_order(item[0][2])),
         )
         if (agent, model) in agents
     ]
@@ -528,7 +978,7 @@ def _by_agent_model_mode(
             groups.setdefault((ep["agent"], ep["model"], ep["mode"]), []).append(ep)
     return sorted(
         groups.items(),
-        key=lambda item: (_agent_model_order(item[0][:2]), MODES.index(item[0][2])),
+        key=lambda item: (_agent_model_order(item[0][:2]), mode_order(item[0][2])),
     )
 
 
@@ -664,7 +1114,11 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
 
 
 def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
-    """The whole report as Markdown: counts, success tables, ablations, completion, overhead.
+    """The whole report as Markdown, one section after another.
+
+    Counts, success tables, the static controls, ablations, the format and perception split,
+    the ablation of each channel, audio output, completion, overhead and infrastructure
+    failures; a section whose data the run lacks is left out.
 
     Args:
         episodes: episodes as from :func:`load_episodes`.
@@ -675,15 +1129,44 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
     out = ["# DynaCU benchmark report", ""]
     if not episodes:
         return "\n".join(out + ["No episodes.", ""])
+    for section in (
+        _overview_section,
+        _success_sections,
+        _controls_section,
+        _ablations_section,
+        _decomposition_section,
+        _component_ablations_section,
+        _audio_output_section,
+        _completion_section,
+        _overhead_section,
+        _infra_section,
+    ):
+        out += section(episodes)
+    return "\n".join(out)
 
+
+def _overview_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
     infra = [ep for ep in episodes if is_infra_failure(ep)]
-    out += [f"Episodes: {len(episodes)} (infra failures: {len(infra)})", ""]
+    out = [f"Episodes: {len(episodes)} (infra failures: {len(infra)})", ""]
     off = [ep for ep in episodes if off_benchmark(ep)]
     if off:
         settings = sorted({f"clock={ep['clock']}, variety={ep['variety']}" for ep in off})
         out += [
             f"Not the benchmark's setting: {len(off)} episodes ran with "
             f"{'; '.join(settings)} (the benchmark runs in real time, on variant 0).",
+            "",
+        ]
+    older = sorted(
+        {ep["mode"] for ep in episodes if not _runs_its_preset(ep) and ep["mode"] in MODES},
+        key=mode_order,
+    )
+    if older:
+        n = sum(1 for ep in episodes if ep["mode"] in older and not _runs_its_preset(ep))
+        out += [
+            f"Older lines: {n} episodes of {', '.join(older)} predate the `channels` key and "
+            "ran the presets of then, without the element list; they keep their mode's name, "
+            "and count with the channels they ran in the format and perception split and the "
+            "component ablations.",
             "",
         ]
     per_agent: dict[tuple[str, str | None], list[int]] = {}
@@ -695,7 +1178,7 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
         per_agent.items(), key=lambda item: _agent_model_order(item[0])
     ):
         out.append(f"- {agent} ({_model(model)}): {n} episodes, infra failures: {n_infra}")
-    out += [
+    return out + [
         "",
         "Rates leave out infrastructure failures, which are counted on their own. "
         "95% CI: Wilson score interval. Credit: the mean share of a task's checklist met "
@@ -703,12 +1186,15 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
         "",
     ]
 
+
+def _success_sections(episodes: Sequence[dict[str, Any]]) -> list[str]:
     summary = summary_rows(episodes)
     titles = {
         "mode": "Success by mode",
         "tier": "Success by tier",
         "category": "Success by category",
     }
+    out: list[str] = []
     for kind in ("mode", "tier", "category"):
         header = ["Agent", "Model", "Mode"]
         if kind != "mode":
@@ -732,27 +1218,48 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
             ]
             rows.append(row)
         out += [f"## {titles[kind]}", ""] + _table(header, rows)
+    return out
 
+
+def _controls_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
     controls = control_rows(episodes)
-    if controls:
-        out += [
-            "## Static controls beside the dynamic tasks",
-            "",
-            "The static controls (category S) have no audio and nothing moving: success on "
-            "them across modes is what the observation interface costs on ordinary pages. "
-            "They are not in the mode and tier rates above.",
-            "",
-        ]
-        out += _table(
-            ["Agent", "Model", "Mode", "Dynamic n", "Dynamic (%)", "Static n", "Static (%)"],
-            [
-                [c.agent, _model(c.model), c.mode, c.dynamic_n, _fmt(c.dynamic_rate)]
-                + [c.static_n, _fmt(c.static_rate)]
-                for c in controls
-            ],
-        )
+    if not controls:
+        return []
+    return [
+        "## Static controls beside the dynamic tasks",
+        "",
+        "The static controls (category S) have no audio and nothing moving: success on "
+        "them across modes is what the observation interface costs on ordinary pages. "
+        "They are not in the mode and tier rates above.",
+        "",
+    ] + _table(
+        ["Agent", "Model", "Mode", "Dynamic n", "Dynamic (%)", "Static n", "Static (%)"],
+        [
+            [c.agent, _model(c.model), c.mode, c.dynamic_n, _fmt(c.dynamic_rate)]
+            + [c.static_n, _fmt(c.static_rate)]
+            for c in controls
+        ],
+    )
 
-    out += [
+
+def _paired_cells(a: AblationRow) -> list[Any]:
+    return [a.first, a.second, a.pairs, _fmt(a.first_rate), _fmt(a.second_rate)] + [
+        f"{a.difference_pp:+.1f}",
+        a.b,
+        a.c,
+        _fmt_p(a.p_value),
+    ]
+
+
+_PAIRED_HEADER = ["First", "Second", "Pairs", "First (%)", "Second (%)", "Difference (pp)"] + [
+    "b",
+    "c",
+    "p",
+]
+
+
+def _ablations_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
+    out = [
         "## Ablations",
         "",
         "Episodes paired on (task, repeat) where both modes have one that is not an "
@@ -762,21 +1269,100 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
         "",
     ]
     ablations = ablation_rows(episodes)
-    if ablations:
-        out += _table(
-            ["Agent", "Model", "First", "Second", "Pairs", "First (%)", "Second (%)"]
-            + ["Difference (pp)", "b", "c", "p"],
-            [
-                [a.agent, _model(a.model), a.first, a.second, a.pairs, _fmt(a.first_rate)]
-                + [_fmt(a.second_rate), f"{a.difference_pp:+.1f}", a.b, a.c, _fmt_p(a.p_value)]
-                for a in ablations
-            ],
-        )
-    else:
-        out += ["No mode pair has paired episodes.", ""]
+    if not ablations:
+        return out + ["No mode pair has paired episodes.", ""]
+    return out + _table(
+        ["Agent", "Model", *_PAIRED_HEADER],
+        [[a.agent, _model(a.model), *_paired_cells(a)] for a in ablations],
+    )
 
-    out += ["## Steps and time to completion", "", "Successful episodes only.", ""]
+
+def _decomposition_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
+    rows = decomposition_rows(episodes)
+    if not rows:
+        return []
+    out = [
+        "## Format and perception",
+        "",
+        "The gain of aoi_full over standard in two steps: standard_structured adds the element "
+        "list and the record's layout and no new perception (format), aoi_full adds keyframes, "
+        "narration and the transcript to it (perception). Over the (task, repeat) with an "
+        "episode in each of these modes the agent ran, none an infrastructure failure; "
+        "aoi_full lines from before the element list joined it are left out. "
+        "Paired as in the ablations.",
+        "",
+    ]
     out += _table(
+        ["Agent", "Model", "Pairs", *(f"{m} (%)" for m in DECOMPOSITION_MODES)],
+        [
+            [d.agent, _model(d.model), d.pairs, *(_fmt(d.rate(m)) for m in DECOMPOSITION_MODES)]
+            for d in rows
+        ],
+    )
+    return out + _table(
+        ["Agent", "Model", "Step", *_PAIRED_HEADER],
+        [[d.agent, _model(d.model), step, *_paired_cells(a)] for d in rows for step, a in d.steps],
+    )
+
+
+def _component_ablations_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
+    rows = component_ablation_rows(episodes)
+    if not rows:
+        return []
+    return [
+        "## Component ablations",
+        "",
+        "Every two modes an agent ran whose channel sets differ by one channel (the channel "
+        "the second adds), other than the pairs of the ablations table. Paired as there.",
+        "",
+    ] + _table(
+        ["Agent", "Model", "Channel", *_PAIRED_HEADER],
+        [[a.agent, _model(a.model), a.label, *_paired_cells(a)] for a in rows],
+    )
+
+
+def _audio_output_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
+    rows = audio_output_rows(episodes)
+    if not rows:
+        return []
+    out = [
+        "## Audio output",
+        "",
+        "Episodes of dynamic tasks where the agent spoke answers to a listening page (no "
+        "infrastructure failures). Received: the page's verdict on what its speech recogniser "
+        "heard was the task check's verdict on what the agent said. Heard as accepted: of the "
+        "answers the check accepted, those the page accepted too. Unjudged: answers the page "
+        "never judged. Success: of these episodes.",
+        "",
+    ]
+    interviews = [r for r in rows if r.category == "H"]
+    for r in interviews:
+        out.append(
+            f"- Voice interviews (H), {r.agent} ({_model(r.model)}), {r.mode}: the page received "
+            f"{r.received} of {r.answers} spoken answers ({_fmt(r.received_pct)}%)."
+        )
+    if interviews:
+        out.append("")
+    return out + _table(
+        ["Agent", "Model", "Mode", "Category", "Episodes", "Success (%)", "Answers"]
+        + ["Received", "Received (%)", "Accepted said", "Heard as accepted"]
+        + ["Heard as accepted (%)", "Unjudged"],
+        [
+            [r.agent, _model(r.model), r.mode, r.category, r.episodes, _fmt(r.success_rate)]
+            + [r.answers, r.received, _fmt(r.received_pct), r.said_accepted, r.heard_accepted]
+            + [_fmt(r.heard_accepted_pct), r.unjudged]
+            for r in rows
+        ],
+    )
+
+
+def _completion_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
+    return [
+        "## Steps and time to completion",
+        "",
+        "Successful episodes only.",
+        "",
+    ] + _table(
         ["Agent", "Model", "Mode", "Successes", "Median steps", "Median wall (s)"],
         [
             [r.agent, _model(r.model), r.mode, r.successes, _fmt(r.median_steps)]
@@ -785,14 +1371,15 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
         ],
     )
 
-    out += [
+
+def _overhead_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
+    return [
         "## Observation overhead",
         "",
         "Perception: all channels (capture, keyframes, speech recognition, speech synthesis). "
         "Per step: median over episodes; shares: total time over total wall time.",
         "",
-    ]
-    out += _table(
+    ] + _table(
         ["Agent", "Model", "Mode", "Episodes", "Perception (ms/step)"]
         + ["Perception (% of wall)", "Agent (% of wall)"],
         [
@@ -802,22 +1389,24 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
         ],
     )
 
-    if infra:
-        counts: dict[tuple[str, str], int] = {}
-        for ep in infra:
+
+def _infra_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
+    counts: dict[tuple[str, str], int] = {}
+    for ep in episodes:
+        if is_infra_failure(ep):
             key = (ep["mode"], ep["infra_error"].splitlines()[0][:120])
             counts[key] = counts.get(key, 0) + 1
-        out += ["## Infrastructure failures", ""]
-        out += _table(
-            ["Mode", "Error", "Episodes"],
-            [
-                [mode, error.replace("|", "\\|"), n]
-                for (mode, error), n in sorted(
-                    counts.items(), key=lambda item: (MODES.index(item[0][0]), item[0][1])
-                )
-            ],
-        )
-    return "\n".join(out)
+    if not counts:
+        return []
+    return ["## Infrastructure failures", ""] + _table(
+        ["Mode", "Error", "Episodes"],
+        [
+            [mode, error.replace("|", "\\|"), n]
+            for (mode, error), n in sorted(
+                counts.items(), key=lambda item: (mode_order(item[0][0]), item[0][1])
+            )
+        ],
+    )
 
 
 def _csv_number(value: float | None) -> str:
@@ -847,16 +1436,24 @@ def _agent_label(agent: str, model: str | None) -> str:
     return agent if model is None else f"{agent}\n{model}"
 
 
+def _mode_colours(summary: Sequence[SummaryRow]) -> dict[str, str]:
+    """A colour per mode: a preset's is always its own, other channel sets take the next."""
+    others = sorted({r.mode for r in summary if r.mode not in MODES}, key=mode_order)
+    colours = {mode: f"C{i}" for i, mode in enumerate(MODES)}
+    return colours | {mode: f"C{len(MODES) + i}" for i, mode in enumerate(others)}
+
+
 def _grouped_bars(
     ax: Any,
     groups: Sequence[str],
     values: dict[tuple[int, str], SummaryRow],
     errors: bool,
+    colours: dict[str, str],
 ) -> None:
     """Bars per mode within each group; each mode keeps one colour, groups show only theirs."""
     drawn: set[str] = set()
     for g in range(len(groups)):
-        modes = [m for m in MODES if (g, m) in values]
+        modes = sorted((m for group, m in values if group == g), key=mode_order)
         bar = 0.8 / max(len(modes), 1)
         for i, mode in enumerate(modes):
             r = values[g, mode]
@@ -871,7 +1468,7 @@ def _grouped_bars(
                 bar,
                 yerr=yerr,
                 capsize=3,
-                color=f"C{MODES.index(mode)}",
+                color=colours[mode],
                 label=None if mode in drawn else mode,
             )
             drawn.add(mode)
@@ -882,7 +1479,7 @@ def _grouped_bars(
     ax.set_ylabel("success (%)")
     if drawn:
         handles, labels = ax.get_legend_handles_labels()
-        order = sorted(range(len(labels)), key=lambda i: MODES.index(labels[i]))
+        order = sorted(range(len(labels)), key=lambda i: mode_order(labels[i]))
         ax.legend(
             [handles[i] for i in order],
             [labels[i] for i in order],
@@ -900,7 +1497,8 @@ def _chart_by_mode(plt: Any, summary: Sequence[SummaryRow], path: Path) -> None:
     values = {(index[r.agent, r.model], r.mode): r for r in rows}
 
     fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(agents) + 2.5), 4.5))
-    _grouped_bars(ax, [_agent_label(a, m) for a, m in agents], values, errors=True)
+    labels = [_agent_label(a, m) for a, m in agents]
+    _grouped_bars(ax, labels, values, errors=True, colours=_mode_colours(rows))
     ax.set_title("Success by mode (95% Wilson interval; infra failures excluded)")
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=100)
@@ -912,6 +1510,7 @@ def _chart_by_category(plt: Any, summary: Sequence[SummaryRow], path: Path) -> N
     agents = sorted({(r.agent, r.model) for r in rows}, key=_agent_model_order) or [("", None)]
     categories = sorted({r.group for r in rows}, key=_category_order)
     index = {category: g for g, category in enumerate(categories)}
+    colours = _mode_colours(rows)
 
     fig, axes = plt.subplots(
         len(agents),
@@ -921,7 +1520,7 @@ def _chart_by_category(plt: Any, summary: Sequence[SummaryRow], path: Path) -> N
     )
     for (agent, model), ax in zip(agents, axes[:, 0], strict=True):
         values = {(index[r.group], r.mode): r for r in rows if (r.agent, r.model) == (agent, model)}
-        _grouped_bars(ax, categories, values, errors=False)
+        _grouped_bars(ax, categories, values, errors=False, colours=colours)
         label = agent if model is None else f"{agent} ({model})"
         ax.set_title(f"Success by category: {label}")
     fig.tight_layout()
@@ -929,12 +1528,39 @@ def _chart_by_category(plt: Any, summary: Sequence[SummaryRow], path: Path) -> N
     plt.close(fig)
 
 
+def _paired_csv(a: AblationRow) -> dict[str, Any]:
+    """The :data:`ABLATION_COLUMNS` from ``first`` on of a paired comparison."""
+    return {
+        "first": a.first,
+        "second": a.second,
+        "pairs": a.pairs,
+        "first_rate": _csv_number(a.first_rate),
+        "second_rate": _csv_number(a.second_rate),
+        "difference_pp": _csv_number(a.difference_pp),
+        "b": a.b,
+        "c": a.c,
+        "p_value": repr(a.p_value),
+    }
+
+
 def write_report(episodes: Sequence[dict[str, Any]], out_dir: str | Path) -> dict[str, Path]:
     """Write the report, its tables as CSV and its charts as PNG into ``out_dir``.
 
-    Files: ``report.md`` (:func:`render_markdown`), ``summary.csv`` (:func:`summary_rows`;
-    rates in percent, empty when no episode counts), ``ablations.csv``
-    (:func:`ablation_rows`), ``success_by_mode.png`` and ``success_by_category.png``.
+    Files (every CSV is written, with its header alone when the run lacks its data; rates and
+    shares in percent, empty when nothing counts):
+
+    - ``report.md``: :func:`render_markdown`.
+    - ``summary.csv``: :func:`summary_rows`, columns :data:`SUMMARY_COLUMNS`.
+    - ``ablations.csv``: the fixed pairs of :func:`ablation_rows`, :data:`ABLATION_COLUMNS`.
+    - ``decomposition.csv``: the steps of :func:`decomposition_rows`, one row per (agent,
+      model, step), :data:`DECOMPOSITION_COLUMNS` (``step`` is ``format``, ``perception`` or
+      ``total``; each mode's rate is the ``first_rate`` or ``second_rate`` of a step).
+    - ``component_ablations.csv``: :func:`component_ablation_rows`,
+      :data:`COMPONENT_ABLATION_COLUMNS` (``channel``: the one the second mode adds). A file of
+      its own, so that ``ablations.csv`` stays the benchmark's fixed pairs.
+    - ``audio_output.csv``: :func:`audio_output_rows`, :data:`AUDIO_OUTPUT_COLUMNS`
+      (``category`` is ``all`` or a category letter).
+    - ``success_by_mode.png`` and ``success_by_category.png``.
 
     Args:
         episodes: episodes as from :func:`load_episodes`.
@@ -942,6 +1568,7 @@ def write_report(episodes: Sequence[dict[str, Any]], out_dir: str | Path) -> dic
 
     Returns:
         Each file's name without extension (``"report"``, ``"summary"``, ``"ablations"``,
+        ``"decomposition"``, ``"component_ablations"``, ``"audio_output"``,
         ``"success_by_mode"``, ``"success_by_category"``) mapped to its path.
 
     Raises:
@@ -954,6 +1581,9 @@ def write_report(episodes: Sequence[dict[str, Any]], out_dir: str | Path) -> dic
         "report": out / "report.md",
         "summary": out / "summary.csv",
         "ablations": out / "ablations.csv",
+        "decomposition": out / "decomposition.csv",
+        "component_ablations": out / "component_ablations.csv",
+        "audio_output": out / "audio_output.csv",
         "success_by_mode": out / "success_by_mode.png",
         "success_by_category": out / "success_by_category.png",
     }
@@ -983,20 +1613,48 @@ def write_report(episodes: Sequence[dict[str, Any]], out_dir: str | Path) -> dic
         paths["ablations"],
         ABLATION_COLUMNS,
         (
-            {
-                "agent": a.agent,
-                "model": a.model or "",
-                "first": a.first,
-                "second": a.second,
-                "pairs": a.pairs,
-                "first_rate": _csv_number(a.first_rate),
-                "second_rate": _csv_number(a.second_rate),
-                "difference_pp": _csv_number(a.difference_pp),
-                "b": a.b,
-                "c": a.c,
-                "p_value": repr(a.p_value),
-            }
+            {"agent": a.agent, "model": a.model or "", **_paired_csv(a)}
             for a in ablation_rows(episodes)
+        ),
+    )
+    _write_csv(
+        paths["decomposition"],
+        DECOMPOSITION_COLUMNS,
+        (
+            {"agent": d.agent, "model": d.model or "", "step": step, **_paired_csv(a)}
+            for d in decomposition_rows(episodes)
+            for step, a in d.steps
+        ),
+    )
+    _write_csv(
+        paths["component_ablations"],
+        COMPONENT_ABLATION_COLUMNS,
+        (
+            {"agent": a.agent, "model": a.model or "", "channel": a.channel, **_paired_csv(a)}
+            for a in component_ablation_rows(episodes)
+        ),
+    )
+    _write_csv(
+        paths["audio_output"],
+        AUDIO_OUTPUT_COLUMNS,
+        (
+            {
+                "agent": r.agent,
+                "model": r.model or "",
+                "mode": r.mode,
+                "category": r.category,
+                "episodes": r.episodes,
+                "successes": r.successes,
+                "success_rate": _csv_number(r.success_rate),
+                "answers": r.answers,
+                "received": r.received,
+                "received_pct": _csv_number(r.received_pct),
+                "said_accepted": r.said_accepted,
+                "heard_accepted": r.heard_accepted,
+                "heard_accepted_pct": _csv_number(r.heard_accepted_pct),
+                "unjudged": r.unjudged,
+            }
+            for r in audio_output_rows(episodes)
         ),
     )
     _chart_by_mode(plt, summary, paths["success_by_mode"])

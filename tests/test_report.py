@@ -22,11 +22,47 @@ Every llm episode perceives 50 ms per step. oracle (no model), all successes:
 aoi_visual A1 (5 steps, 10 s, agent 1 s, perception 0.25 s) and B1 (7 steps, 14 s, agent 2 s,
 perception 0.7 s); aoi_audio A1 (4 steps, 9 s, agent 1 s, perception 0.4 s) and, in run-2,
 B1 (6 steps, 13 s, agent 1.5 s, perception 0.6 s).
+
+tests/fixtures/episodes/channels/run.jsonl (its own run: modes beyond the presets, lines from
+before ``channels``, spoken answers). S success, F fail, I infra, - not run; every episode
+10 steps, 20 s.
+
+llm / model-b (lines carry ``channels``), repeat 0 unless said:
+
+| task | standard | standard_structured | aoi_full | elements+keyframes |
+|------|----------|---------------------|----------|--------------------|
+| A1   | S        | S                   | S        | S                  |
+| A4   | F        | S                   | S        | F                  |
+| B1   | F        | F                   | S        | S                  |
+| B8   | F        | F                   | S        | -                  |
+| C2   | S        | F                   | S        | -                  |
+| C5   | F        | S                   | F        | -                  |
+| D9   | F        | F                   | S        | -                  |
+| E3   | F        | S                   | S        | -                  |
+| F1   | S        | I                   | S        | -                  |
+| S1   | S        | S                   | F        | -                  |
+| A1#1 | -        | -                   | S        | -                  |
+
+and aoi_interactive: A1 S (nothing spoken), H1 F, H2 F, H3 S, G1 F, H4 I, with spoken answers
+(field: said verdict / heard verdict):
+
+| task | answers                                                          |
+|------|------------------------------------------------------------------|
+| H1   | name accepted/accepted, date accepted/rejected, phone accepted/null |
+| H2   | name rejected/rejected, city accepted/accepted                   |
+| H3   | email accepted/accepted                                          |
+| G1   | plate accepted/rejected                                          |
+| H4   | name accepted/accepted (infra: not counted)                      |
+
+scripted (no model, with ``channels``): standard_structured A1 F, B1 S; aoi_full A1 S, B1 S.
+old / gpt-x (no ``channels``: the presets before the element list): standard A1 F, B1 F;
+aoi_audio A1 S, B1 F; aoi_full A1 S, B1 S.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import shutil
@@ -37,12 +73,20 @@ import pytest
 
 from dynacu_gym.report import (
     ABLATION_COLUMNS,
+    AUDIO_OUTPUT_COLUMNS,
+    COMPONENT_ABLATION_COLUMNS,
+    DECOMPOSITION_COLUMNS,
     SUMMARY_COLUMNS,
     ablation_rows,
+    audio_output_rows,
     completion_rows,
+    component_ablation_rows,
     control_rows,
+    decomposition_rows,
+    episode_channels,
     load_episodes,
     mcnemar_p,
+    mode_order,
     overhead_rows,
     render_markdown,
     summary_rows,
@@ -51,6 +95,7 @@ from dynacu_gym.report import (
 )
 
 EPISODES = Path(__file__).parent / "fixtures" / "episodes"
+CHANNEL_RUN = EPISODES / "channels"
 LLM = ("llm", "gpt-x")
 ORACLE = ("oracle", None)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -59,6 +104,11 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 @pytest.fixture(scope="module")
 def episodes() -> list[dict]:
     return load_episodes(EPISODES)
+
+
+@pytest.fixture(scope="module")
+def channel_run() -> list[dict]:
+    return load_episodes(CHANNEL_RUN)
 
 
 def _line(**changes) -> dict:
@@ -108,7 +158,46 @@ def test_later_file_wins_even_when_its_line_is_first(tmp_path):
         ("[1, 2]\n", r"run\.jsonl:2: expected a JSON object, got list"),
         ("MISSING\n", r"run\.jsonl:2: missing key\(s\) 'steps'; expected every key"),
         ("STEPS\n", r"run\.jsonl:2: 'steps': expected an integer >= 0, got 'ten'"),
-        ("MODE\n", r"run\.jsonl:2: 'mode': expected one of \('standard'"),
+        ("MODE\n", r"run\.jsonl:2: 'mode': expected a mode in \('standard', 'standard_structured'"),
+        (
+            "NOT_CANONICAL\n",
+            r"'mode': expected a mode in .* or channels joined with '\+' in the order "
+            r"elements\+keyframes\+narration\+transcript\+speech, got 'keyframes\+elements'; "
+            r"that channel set is called 'elements\+keyframes'",
+        ),
+        (
+            "PRESET_BY_CHANNELS\n",
+            r"got 'elements'; that channel set is called 'standard_structured'",
+        ),
+        ("SPEECH_ALONE\n", r"got 'speech'; the speech channel needs the transcript channel"),
+        (
+            "CHANNELS\n",
+            r"'channels': expected the channels of mode 'aoi_full' \(\['elements', 'keyframes', "
+            r"'narration', 'transcript'\]\), got \['keyframes', 'narration', 'transcript'\]",
+        ),
+        ("CHANNEL_NAME\n", r"'channels': unknown channel 'elemnts'; did you mean 'elements'\?"),
+        ("CHANNELS_STRING\n", r"'channels': expected a list of channel names from \('elements'"),
+        ("SAID\n", r"'said': expected a list of strings, got 'hello'"),
+        ("SPOKEN_LIST\n", r"'spoken_answers': expected a list of objects, got \{"),
+        (
+            "SPOKEN_MISSING\n",
+            r"'spoken_answers'\[1\]: missing key\(s\) 'heard_verdict', 'received'; expected every "
+            r"key of \('field', 'said', 'said_verdict', 'heard', 'heard_verdict', 'received'\)",
+        ),
+        (
+            "SPOKEN_VERDICT\n",
+            r"'spoken_answers'\[0\]: 'said_verdict': expected 'accepted' or 'rejected', got 'yes'",
+        ),
+        (
+            "SPOKEN_HEARD\n",
+            r"'spoken_answers'\[0\]: 'heard_verdict': expected 'accepted', 'rejected' or null "
+            r"\(never judged\), got 'maybe'",
+        ),
+        (
+            "SPOKEN_RECEIVED\n",
+            r"'spoken_answers'\[0\]: 'received': expected False \(whether heard_verdict None is "
+            r"said_verdict 'accepted'\), got True",
+        ),
         ("SUCCESS\n", r"run\.jsonl:2: 'success': expected true or false, got 1"),
         ("CLOCK\n", r"run\.jsonl:2: 'clock': expected one of \('realtime', 'paused'\)"),
         ("VARIANT\n", r"run\.jsonl:2: 'variant': expected an integer >= 0 or null, got -1"),
@@ -121,6 +210,27 @@ def test_a_malformed_line_names_file_line_and_what_was_expected(tmp_path, text, 
         "MISSING": json.dumps(missing),
         "STEPS": json.dumps(_line(steps="ten")),
         "MODE": json.dumps(_line(mode="aoi_smell")),
+        "NOT_CANONICAL": json.dumps(_line(mode="keyframes+elements")),
+        "PRESET_BY_CHANNELS": json.dumps(_line(mode="elements")),
+        "SPEECH_ALONE": json.dumps(_line(mode="speech")),  # speech needs the transcript
+        "CHANNELS": json.dumps(_line(mode="aoi_full", channels=OLD_AOI_FULL)),
+        "CHANNEL_NAME": json.dumps(_line(mode="standard_structured", channels=["elemnts"])),
+        "CHANNELS_STRING": json.dumps(_line(mode="standard_structured", channels="elements")),
+        "SAID": json.dumps(_line(said="hello")),
+        "SPOKEN_LIST": json.dumps(_line(spoken_answers=_answer())),
+        "SPOKEN_MISSING": json.dumps(
+            _line(
+                spoken_answers=[
+                    _answer(),
+                    {"field": "x", "said": "y", "said_verdict": "accepted", "heard": None},
+                ]
+            )
+        ),
+        "SPOKEN_VERDICT": json.dumps(_line(spoken_answers=[_answer(said_verdict="yes")])),
+        "SPOKEN_HEARD": json.dumps(_line(spoken_answers=[_answer(heard_verdict="maybe")])),
+        "SPOKEN_RECEIVED": json.dumps(
+            _line(spoken_answers=[_answer(heard=None, heard_verdict=None, received=True)])
+        ),
         "SUCCESS": json.dumps(_line(success=1)),
         "CLOCK": json.dumps(_line(clock="fast")),
         "VARIANT": json.dumps(_line(variant=-1)),
@@ -130,6 +240,21 @@ def test_a_malformed_line_names_file_line_and_what_was_expected(tmp_path, text, 
     with pytest.raises(ValueError, match=expected) as info:
         load_episodes(tmp_path)
     assert str(path) in str(info.value)
+
+
+OLD_AOI_FULL = ["keyframes", "narration", "transcript"]
+
+
+def _answer(**changes) -> dict:
+    answer = {
+        "field": "name",
+        "said": "Maria",
+        "said_verdict": "accepted",
+        "heard": "Maria",
+        "heard_verdict": "accepted",
+        "received": True,
+    }
+    return {**answer, **changes}
 
 
 def test_lines_off_the_benchmarks_setting_are_named_apart(tmp_path):
@@ -401,6 +526,9 @@ def test_write_report_files(episodes, tmp_path):
         "report",
         "summary",
         "ablations",
+        "decomposition",
+        "component_ablations",
+        "audio_output",
         "success_by_mode",
         "success_by_category",
     }
@@ -454,4 +582,290 @@ def test_write_report_of_nothing_still_writes_every_file(tmp_path):
     assert "No episodes." in paths["report"].read_text()
     assert paths["summary"].read_text().strip() == ",".join(SUMMARY_COLUMNS)
     assert paths["ablations"].read_text().strip() == ",".join(ABLATION_COLUMNS)
+    assert paths["decomposition"].read_text().strip() == ",".join(DECOMPOSITION_COLUMNS)
+    assert paths["component_ablations"].read_text().strip() == ",".join(COMPONENT_ABLATION_COLUMNS)
+    assert paths["audio_output"].read_text().strip() == ",".join(AUDIO_OUTPUT_COLUMNS)
     assert paths["success_by_category"].read_bytes()[:8] == PNG_SIGNATURE
+
+
+# --- modes beyond the presets, and lines from before ``channels`` ----------------------------
+
+
+def test_modes_are_presets_then_other_channel_sets_by_size_and_name():
+    modes = ["elements+keyframes+transcript", "aoi_full", "keyframes", "elements+keyframes"]
+    assert sorted([*modes, "standard", "standard_structured"], key=mode_order) == [
+        "standard",
+        "standard_structured",
+        "aoi_full",
+        "keyframes",
+        "elements+keyframes",
+        "elements+keyframes+transcript",
+    ]
+
+
+def test_a_channel_set_that_is_no_preset_is_a_mode_of_its_own(channel_run):
+    modes = [r.mode for r in summary_rows(channel_run) if r.group_kind == "mode"]
+    assert modes[:5] == [
+        "standard",
+        "standard_structured",
+        "aoi_full",
+        "aoi_interactive",
+        "elements+keyframes",
+    ]
+    rows = {(r.agent, r.mode): r for r in summary_rows(channel_run) if r.group_kind == "mode"}
+    assert (rows["llm", "elements+keyframes"].n, rows["llm", "elements+keyframes"].successes) == (
+        3,
+        2,
+    )
+
+
+def test_lines_without_channels_ran_the_presets_of_then(channel_run):
+    old = {ep["mode"]: episode_channels(ep) for ep in channel_run if ep["agent"] == "old"}
+    assert old == {
+        "standard": (),
+        "aoi_audio": ("transcript",),
+        "aoi_full": ("keyframes", "narration", "transcript"),
+    }
+    new = next(ep for ep in channel_run if ep["agent"] == "llm" and ep["mode"] == "aoi_full")
+    assert episode_channels(new) == ("elements", "keyframes", "narration", "transcript")
+    # They keep their mode's name in the tables and the fixed ablations...
+    assert [
+        (a.first, a.second, a.pairs, a.c) for a in ablation_rows(channel_run) if a.agent == "old"
+    ] == [
+        ("standard", "aoi_full", 2, 2),
+        ("aoi_audio", "aoi_full", 2, 1),
+    ]
+    # ... and are named apart, once, where channels matter.
+    md = render_markdown(channel_run)
+    assert (
+        "Older lines: 4 episodes of aoi_audio, aoi_full predate the `channels` key and ran the "
+        "presets of then, without the element list;" in md
+    )
+    # An old standard line ran what standard runs now; a new aoi_full line says what it ran.
+    new_full = _line(task="A4", mode="aoi_full", channels=["elements", *OLD_AOI_FULL])
+    assert "Older lines" not in render_markdown([_line(), new_full])
+
+
+# --- format and perception -------------------------------------------------------------------
+
+
+def test_the_gain_splits_into_format_and_perception(channel_run):
+    rows = {(d.agent, d.model): d for d in decomposition_rows(channel_run)}
+    # old has standard only: its aoi_full lines ran without the element list.
+    assert set(rows) == {("llm", "model-b"), ("scripted", None)}
+    llm = rows["llm", "model-b"]
+    # A1 A4 B1 B8 C2 C5 D9 E3: F1 is infra in standard_structured, S1 a control, A1#1 in
+    # aoi_full alone.
+    assert llm.pairs == 8
+    assert llm.successes == {"standard": 2, "standard_structured": 4, "aoi_full": 7}
+    assert (llm.rate("standard"), llm.rate("standard_structured"), llm.rate("aoi_full")) == (
+        25.0,
+        50.0,
+        87.5,
+    )
+    got = {
+        step: (a.first, a.second, a.pairs, a.b, a.c, a.difference_pp, a.p_value)
+        for step, a in llm.steps
+    }
+    assert got == {
+        "format": ("standard", "standard_structured", 8, 1, 3, 25.0, 0.625),  # b C2; c A4 C5 E3
+        "perception": ("standard_structured", "aoi_full", 8, 1, 4, 37.5, 0.375),  # b C5
+        "total": ("standard", "aoi_full", 8, 0, 5, 62.5, 0.0625),
+    }
+    assert [step for step, _ in llm.steps] == ["format", "perception", "total"]
+
+
+def test_with_two_of_the_three_modes_only_their_step_shows(channel_run):
+    (scripted,) = [d for d in decomposition_rows(channel_run) if d.agent == "scripted"]
+    assert [step for step, _ in scripted.steps] == ["perception"]
+    assert scripted.step("format") is None and scripted.rate("standard") is None
+    perception = scripted.step("perception")
+    assert perception is not None
+    assert (perception.pairs, perception.b, perception.c, perception.p_value) == (2, 0, 1, 1.0)
+    assert (scripted.rate("standard_structured"), scripted.rate("aoi_full")) == (50.0, 100.0)
+
+
+def test_the_split_needs_the_presets_as_they_are_now(tmp_path):
+    # An aoi_full line from before channels has no element list: not the perception step.
+    lines = [
+        _line(task="A1", mode="standard_structured", channels=["elements"], success=False),
+        _line(task="A1", mode="aoi_full", success=True),
+    ]
+    assert decomposition_rows(load_episodes_of(tmp_path, *lines)) == []
+    lines[1]["channels"] = ["elements", "keyframes", "narration", "transcript"]
+    (row,) = decomposition_rows(load_episodes_of(tmp_path, *lines))
+    assert [(step, a.c) for step, a in row.steps] == [("perception", 1)]
+
+
+# --- component ablations ---------------------------------------------------------------------
+
+
+def test_modes_one_channel_apart_are_paired(channel_run):
+    rows = component_ablation_rows(channel_run)
+    got = [
+        (r.agent, r.label, r.first, r.second, r.pairs, r.first_successes, r.second_successes)
+        + (r.b, r.c, r.p_value)
+        for r in rows
+    ]
+    assert got == [
+        ("llm", "+elements", "standard", "standard_structured", 8, 2, 4, 1, 3, 0.625),
+        ("llm", "+keyframes", "standard_structured", "elements+keyframes", 3, 2, 2, 1, 1, 1.0),
+        # Old presets: standard and aoi_audio were one channel apart (now two: elements too).
+        ("old", "+transcript", "standard", "aoi_audio", 2, 0, 1, 0, 1, 1.0),
+    ]
+    pairs = {(r.agent, r.first, r.second) for r in rows}
+    # Two channels apart (narration, transcript) and present on A1 A4 B1: no row.
+    assert ("llm", "elements+keyframes", "aoi_full") not in pairs
+    assert ("llm", "standard", "elements+keyframes") not in pairs
+    # One channel apart but a fixed ablation: its row is in ablation_rows alone.
+    assert ("llm", "aoi_full", "aoi_interactive") not in pairs
+    fixed = [(a.agent, a.first, a.second) for a in ablation_rows(channel_run)]
+    assert ("llm", "aoi_full", "aoi_interactive") in fixed
+
+
+def test_an_infra_failure_may_say_it_ran_no_channels(tmp_path):
+    # The runner writes channels [] when the fault came before the channels were wrapped.
+    line = _line(mode="aoi_full", channels=[], infra_error="browser closed", success=False)
+    (ep,) = load_episodes_of(tmp_path, line)
+    assert episode_channels(ep) == ("elements", "keyframes", "narration", "transcript")
+    assert "Older lines" not in render_markdown([ep])
+    with pytest.raises(ValueError, match=r"'channels': expected the channels of mode 'aoi_full'"):
+        load_episodes_of(tmp_path, {**line, "infra_error": ""})
+
+
+def test_a_mode_whose_lines_ran_two_channel_sets_is_left_out(tmp_path):
+    lines = [
+        _line(task="A1", mode="standard", success=False),
+        _line(task="A4", mode="standard", success=False),
+        _line(task="A1", mode="aoi_audio", success=True),  # old: transcript alone
+        _line(task="A4", mode="aoi_audio", channels=["elements", "transcript"], success=True),
+    ]
+    assert component_ablation_rows(load_episodes_of(tmp_path, *lines)) == []
+    (row,) = component_ablation_rows(load_episodes_of(tmp_path, *lines[:3]))
+    assert (row.channel, row.pairs, row.c) == ("transcript", 1, 1)
+
+
+# --- audio output ----------------------------------------------------------------------------
+
+
+def test_how_often_the_page_received_the_spoken_answers(channel_run):
+    rows = {(r.agent, r.mode, r.category): r for r in audio_output_rows(channel_run)}
+    assert list(rows) == [
+        ("llm", "aoi_interactive", "all"),
+        ("llm", "aoi_interactive", "G"),
+        ("llm", "aoi_interactive", "H"),
+    ]
+
+    def counts(r):
+        return (r.episodes, r.successes, r.answers, r.received)
+
+    def verdicts(r):
+        return (r.said_accepted, r.heard_accepted, r.unjudged)
+
+    # H4 is infra and A1 spoke nothing: neither counts. received: H1 name, H2 name (rejected
+    # and heard as rejected), H2 city, H3 email.
+    everything = rows["llm", "aoi_interactive", "all"]
+    assert counts(everything) == (4, 1, 7, 4)
+    assert verdicts(everything) == (6, 3, 1)  # accepted said: H1 x3, H2 city, H3, G1
+    assert everything.received_pct == pytest.approx(400 / 7)
+    assert everything.heard_accepted_pct == 50.0
+    assert everything.success_rate == 25.0
+    interviews = rows["llm", "aoi_interactive", "H"]
+    assert counts(interviews) == (3, 1, 6, 4)
+    assert verdicts(interviews) == (5, 3, 1)  # H1's phone was never judged
+    assert interviews.received_pct == pytest.approx(200 / 3)
+    assert interviews.heard_accepted_pct == 60.0
+    call = rows["llm", "aoi_interactive", "G"]
+    assert (counts(call), verdicts(call), call.received_pct) == ((1, 0, 1, 0), (1, 0, 0), 0.0)
+
+
+def test_no_spoken_answers_no_audio_output(episodes):
+    assert audio_output_rows(episodes) == []
+    assert decomposition_rows(episodes) == []
+    assert component_ablation_rows(episodes) == []
+    md = render_markdown(episodes)
+    for heading in ("## Format and perception", "## Component ablations", "## Audio output"):
+        assert heading not in md
+
+
+def test_markdown_of_the_new_sections(channel_run):
+    lines = render_markdown(channel_run).splitlines()
+    assert "| llm | model-b | 8 | 25.0 | 50.0 | 87.5 |" in lines
+    assert "| scripted | - | 2 | - | 50.0 | 100.0 |" in lines
+    assert (
+        "| llm | model-b | perception | standard_structured | aoi_full | 8 | 50.0 | 87.5 | +37.5 "
+        "| 1 | 4 | 0.375 |" in lines
+    )
+    assert (
+        "| llm | model-b | +keyframes | standard_structured | elements+keyframes | 3 | 66.7 "
+        "| 66.7 | +0.0 | 1 | 1 | 1 |" in lines
+    )
+    assert (
+        "| llm | model-b | aoi_interactive | H | 3 | 33.3 | 6 | 4 | 66.7 | 5 | 3 | 60.0 | 1 |"
+        in lines
+    )
+    assert (
+        "- Voice interviews (H), llm (model-b), aoi_interactive: the page received 4 of 6 "
+        "spoken answers (66.7%)." in lines
+    )
+    order = [line for line in lines if line.startswith("## ")]
+    assert order.index("## Ablations") < order.index("## Format and perception")
+    assert order.index("## Component ablations") < order.index("## Audio output")
+    assert order.index("## Audio output") < order.index("## Steps and time to completion")
+
+
+def test_write_report_csvs_of_the_new_tables(channel_run, tmp_path):
+    paths = write_report(channel_run, tmp_path)
+
+    def read(name, columns):
+        with paths[name].open(newline="") as f:
+            reader = csv.DictReader(f)
+            assert tuple(reader.fieldnames or ()) == columns
+            return list(reader)
+
+    decomposition = read("decomposition", DECOMPOSITION_COLUMNS)
+    assert [(r["agent"], r["model"], r["step"]) for r in decomposition] == [
+        ("llm", "model-b", "format"),
+        ("llm", "model-b", "perception"),
+        ("llm", "model-b", "total"),
+        ("scripted", "", "perception"),
+    ]
+    total = decomposition[2]
+    assert (total["first"], total["second"], total["pairs"]) == ("standard", "aoi_full", "8")
+    assert (float(total["first_rate"]), float(total["second_rate"])) == (25.0, 87.5)
+    assert (total["b"], total["c"], float(total["p_value"])) == ("0", "5", 0.0625)
+
+    components = read("component_ablations", COMPONENT_ABLATION_COLUMNS)
+    assert [(r["agent"], r["channel"], r["first"], r["second"]) for r in components] == [
+        ("llm", "elements", "standard", "standard_structured"),
+        ("llm", "keyframes", "standard_structured", "elements+keyframes"),
+        ("old", "transcript", "standard", "aoi_audio"),
+    ]
+    assert float(components[1]["first_rate"]) == round(200 / 3, 4)
+
+    audio = read("audio_output", AUDIO_OUTPUT_COLUMNS)
+    assert [(r["mode"], r["category"]) for r in audio] == [
+        ("aoi_interactive", "all"),
+        ("aoi_interactive", "G"),
+        ("aoi_interactive", "H"),
+    ]
+    h = audio[2]
+    assert [h[k] for k in ("episodes", "successes", "answers", "received")] == ["3", "1", "6", "4"]
+    assert [h[k] for k in ("said_accepted", "heard_accepted", "unjudged")] == ["5", "3", "1"]
+    assert (float(h["received_pct"]), float(h["heard_accepted_pct"])) == (66.6667, 60.0)
+    assert float(h["success_rate"]) == 33.3333
+
+
+def test_heard_as_accepted_counts_only_answers_the_check_accepted(tmp_path):
+    answers = [
+        _answer(field="colour", said="blue", said_verdict="rejected", received=False),
+        _answer(),  # accepted, heard as accepted
+        _answer(field="age", said_verdict="rejected", heard_verdict=None, received=False),
+    ]
+    line = _line(task="H5", category="H", mode="aoi_interactive", spoken_answers=answers)
+    (everything, interviews) = audio_output_rows(load_episodes_of(tmp_path, line))
+    assert (interviews.category, interviews.answers, interviews.received) == ("H", 3, 1)
+    assert (interviews.said_accepted, interviews.heard_accepted, interviews.unjudged) == (1, 1, 1)
+    assert everything == dataclasses.replace(interviews, category="all")
+    control = _line(task="S1", category="S", mode="aoi_interactive", spoken_answers=answers)
+    assert audio_output_rows(load_episodes_of(tmp_path, control)) == []
