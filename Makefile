@@ -52,7 +52,7 @@ test: setup lint
 # Whisper on two cores, the page's recording of the agent's voice came out garbled now and
 # then (H4, H8 heard wrong; alone they pass).
 TASK_JOBS ?= 3
-TASK_TESTS := tests/test_solutions.py tests/test_check_env.py tests/test_variants.py
+TASK_TESTS := tests/test_solutions.py tests/test_check_env.py tests/test_variants.py tests/test_elements.py
 test-all: setup lint
 	$(PY) -m pytest -m "not slow" $(DURATIONS) $(PYTEST_ARGS)
 	$(PY) -m pytest -m slow $(foreach t,$(TASK_TESTS),--ignore=$(t)) $(PYTEST_ARGS)
