@@ -146,7 +146,7 @@ def test_missing_model_is_a_clear_error(tmp_path):
 
 
 def test_asr_arguments_need_the_audio_channel():
-    with pytest.raises(ValueError, match="need a mode with the audio channel"):
+    with pytest.raises(ValueError, match="need the transcript channel"):
         gym.make("DynaCU-A1-v0", asr_model="tiny.en", asr_device="cuda")
 
 
