@@ -8,40 +8,58 @@
    task, drawn from the episode's seed) and the near-miss agent (the scripted solution
    answering with the task's first near misses), both in aoi_interactive; no episode may
    succeed.
-3. **perceivable**: a watcher in each of the five modes, with its whole trace saved. The
+3. **perceivable**: a watcher in each of the six modes, with its whole trace saved. The
    watcher plays the scripted solution (so what appears only after a click, or after Space
    starts a game, is there to be seen) and otherwise looks at the page every ``step_s``
    seconds, as an agent that thinks between steps. Each evidence item's ``keys`` (see
    :class:`dynacu_gym.tasks.Evidence`) are looked for in what that mode let it perceive: the
-   Whisper transcript in the audio modes, and the screenshots and keyframes read by OCR
-   (tesseract). An item is *seen* when at least half its keys are found, or all of them for
-   an item whose every piece the agent needs (``all_keys``: five prices to find the cheapest).
-   A key of three words or more is also found where OCR split it over a wrapped line with the
-   next column's lines in between, and a lone bar counts as a capital I (see :func:`key_found`).
+   Whisper transcript in the audio modes, the screenshots and keyframes read by OCR
+   (tesseract), and in the modes with the ``elements`` channel the page's element list of each
+   step (its quoted text, labels and values; see :func:`element_list_text`). An item is
+   *seen* when at least half its keys are found, or all of them for an item whose every piece
+   the agent needs (``all_keys``: five prices to find the cheapest). A key of three words or
+   more is also found where OCR split it over a wrapped line with the next column's lines in
+   between, and a lone bar counts as a capital I (see :func:`key_found`).
 
-   A sixth watcher, the **timeline**, records everything the page showed: aoi_visual looking
-   every 5 s with K = 16, so no keyframe is ever dropped (5 s at 3 frames a second is 15
-   frames), and playing the solution but its answer, so the page runs on to its end (what
-   comes round again later is seen). From it the audit computes, for each visual item, its
-   *chance*: the share of screenshot-only agents stepping about every ``step_s`` seconds (0.8
-   to 1.2 times it, at every phase of their steps) that see it. The standard watcher is one
-   such agent; the chance is all of them.
+   One more watcher, the **timeline**, records everything the page showed: aoi_visual (with
+   its element list each step) looking every 5 s with K = 16, so no keyframe is ever dropped
+   (5 s at 3 frames a second is 15 frames), and playing the solution but its answer, so the
+   page runs on to its end (what comes round again later is seen). From it the audit
+   computes, for each visual item, its *chance*: the share of screenshot-only agents stepping
+   about every ``step_s`` seconds (0.8 to 1.2 times it, at every phase of their steps) that
+   see it. The standard watcher is one such agent; the chance is all of them.
 
    The benchmark's premise holds for an item when
 
    - **audio**: it is heard in every audio mode, inside its window (in every one that speaks,
-     for a line the page says only after a spoken answer: its ``follows`` step speaks); and it
+     for a line the page says only after a spoken answer: its ``follows`` step speaks); it
      is never readable on the page (not in the timeline, so not in any mode's screenshots);
+     and it is never in an element list, in any mode that has them, at any time of the
+     episode (half its keys there is already a leak);
    - **transient visual**: it is seen in every keyframe mode inside its window, a
-     screenshot-only agent catches it at most half the time (chance <= 0.5), and it is gone
-     from the page after its window;
+     screenshot-only agent catches it at most half the time (chance <= 0.5), and so does one
+     that also reads the element list (standard_structured's chance, see below), and it is
+     gone from the page (its screenshots and its element lists) after its window;
    - **lasting visual**: it is seen in every mode, and every screenshot-only agent sees it
      (chance at least 0.9: OCR misreads a frame now and then);
    - and in the timeline, every visual item is on screen inside its window (else its keys or
      window are wrong, or OCR cannot read it).
 
    What the watcher typed itself (the solution's answer, in an input) is not the page's: a key
-   counts on screen only in the frames taken before the watcher began typing it.
+   counts on screen only in the frames (and element lists) taken before the watcher began
+   typing it.
+
+   **The element list.** An agent with the list perceives both it and the screenshot, so in a
+   mode with elements an item is seen when OCR or the lists hold its keys, and each of its rows
+   says (``listed``) whether the lists alone held them: for audio, anywhere in the episode; for
+   visual items, inside the window. The list is read in the same instant as the step's
+   screenshot and holds only what is rendered on screen then, so being listed is judged as
+   standard's screenshots are, by chance: standard_structured (a screenshot-only agent with the
+   list) gets the chance bound for transient items too, taken over the timeline's frames with
+   each step screenshot's list beside it (:meth:`Observed.chance` with ``lists``). Its watcher
+   catching a transient item once is no fault, as it is none for standard's. Lasting items get
+   no second bound there: the lists only add to what the screenshots show, and standard
+   already checks that every screenshot-only agent sees them.
 4. **silent** (static controls, category S): nothing on the page moves or plays, so in every
    mode the watcher's steps return no keyframe and the transcript channel never calls
    Whisper. For the same reason the null agent and the timeline stop waiting on a static page
@@ -50,10 +68,11 @@
 Episodes go through the evaluation runner, one folder a check under ``OUT`` (each with its
 ``episodes.jsonl``), so a stopped audit resumes where it stopped. A task whose files (its
 folder and its app's) changed since its episodes ran is run again. OCR text is cached next to
-each image. The verdicts go to ``OUT/audit.jsonl`` (one line per task, check, mode and item)
-and ``OUT/audit.md`` (the summary, the table and every failure with its reason). Each row
-keeps its task's :func:`task_hash`, so audits run in parts merge into one
-(:func:`merge_audits`) that names the tasks changed since they were judged.
+each image. The fingerprint includes the modes and their channels, so a change of what the
+modes observe runs every task again. The verdicts go to ``OUT/audit.jsonl`` (one line per
+task, check, mode and item) and ``OUT/audit.md`` (the summary, the table and every failure
+with its reason). Each row keeps its task's :func:`task_hash`, so audits run in parts merge
+into one (:func:`merge_audits`) that names the tasks changed since they were judged.
 """
 
 from __future__ import annotations
@@ -91,13 +110,15 @@ from dynacu_gym.evaluation import (
     read_lines,
     trace_dir,
 )
-from dynacu_gym.modes import MODE_CHANNELS, MODES
+from dynacu_gym.modes import MODE_CHANNELS, MODES, mode_channels
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import Evidence, TaskSpec, catalogue_order, find_task, task_folders
 from dynacu_gym.trace import EPISODE_FILE, TRACE_FILE
 
 AUDIO_MODES = tuple(m for m in MODES if "transcript" in MODE_CHANNELS[m])
 KEYFRAME_MODES = tuple(m for m in MODES if "keyframes" in MODE_CHANNELS[m])
+STANDARD = "standard"  # the screenshot-only agent the chance is the share of
+STRUCTURED = "standard_structured"  # the same agent with the element list
 STEP_S = 10.0  # an LLM agent's step: a screenshot to a hosted model and back, and a short wait
 SLACK_S = (1.0, 3.0)  # seconds before and after an evidence window that still count
 TRANSIENT_CHANCE = 0.5  # transient: a screenshot-only agent catches it at most this often
@@ -332,6 +353,8 @@ class Observed:
     heard: tuple[tuple[float, float, str], ...]  # transcript segments (start, end, text)
     frames: tuple[tuple[float, Path], ...]  # screenshots and keyframes, in time order
     typed: tuple[tuple[float, str], ...] = ()  # what the watcher typed, from when it began to
+    # (step time, its element list's strings one a line), a step each, in modes with elements
+    listed: tuple[tuple[float, str], ...] = ()
     # (solution step, when the screen its action returned came back), for each step played
     acted: tuple[tuple[int, float], ...] = ()
     keyframes: int = 0  # keyframes the steps returned
@@ -355,13 +378,26 @@ class Observed:
         """What OCR reads in the frames taken between ``start`` and ``end``."""
         return "\n".join(ocr(path) for t, path in self.frames if start <= t <= end)
 
-    def shows(self, keys: Iterable[str], start: float, end: float, every: bool = False) -> bool:
-        """Whether the frames between ``start`` and ``end`` hold half the keys (``every``: all).
+    def shows(
+        self,
+        keys: Iterable[str],
+        start: float,
+        end: float,
+        every: bool = False,
+        *,
+        screens: bool = True,
+        lists: bool = False,
+    ) -> bool:
+        """Whether what was shown from ``start`` to ``end`` holds half the keys (``every``: all).
 
-        A key the watcher typed itself counts only in the frames taken before it began typing.
+        What was shown: the frames read by OCR (``screens``) and the element lists (``lists``);
+        with both, a key counts found in either. A key the watcher typed itself counts only in
+        what was taken before it began typing.
         """
         keys = list(keys)
-        texts = [(t, ocr(path)) for t, path in self.frames if start <= t <= end]
+        texts = [(t, ocr(path)) for t, path in self.frames if start <= t <= end] if screens else []
+        if lists:
+            texts += [(t, text) for t, text in self.listed if start <= t <= end]
         return _enough(self._found(keys, texts), len(keys), every)
 
     def _found(self, keys: list[str], texts: list[tuple[float, str]]) -> int:
@@ -383,6 +419,7 @@ class Observed:
         step_s: float,
         every: bool = False,
         follows: int | None = None,
+        lists: bool = False,
     ) -> float:
         """The share of screenshot-only agents stepping about every ``step_s`` s that see ``keys``.
 
@@ -395,11 +432,18 @@ class Observed:
         looks after the last frame: the episode is over. An agent sees the item when the screens
         it looked at between ``start`` and ``end`` hold half the keys (all of them if
         ``every``); a key the watcher typed counts only before it did.
+
+        With ``lists`` the agents also read the element list (standard_structured's): a look
+        whose screen is a step's screenshot reads that step's list beside it. A look whose screen
+        is a keyframe reads none, since the screen has changed since the list was read (a
+        keyframe is taken only when the screen changes), so this is the list agents' chance as
+        far as the trace knows it: at least the screenshot-only one.
         """
         keys = list(keys)
         times = [t for t, _ in self.frames]
         if not keys or not times:
             return 0.0
+        listed = dict(self.listed) if lists else {}
         acted = dict(self.acted).get(follows) if follows is not None else None
         if acted is None:
             agents = [(f * step_s, (i + 0.5) / PHASES) for f in STEP_SPREAD for i in range(PHASES)]
@@ -417,15 +461,47 @@ class Observed:
                 for t in looks
                 if start <= t <= end and t <= times[-1]
             }
-            texts = [(self.frames[j][0], ocr(self.frames[j][1])) for j in sorted(shown - {-1})]
+            texts = [self._screen(self.frames[j], listed) for j in sorted(shown - {-1})]
             hits += _enough(self._found(keys, texts), len(keys), every)
         return hits / len(agents)
 
+    @staticmethod
+    def _screen(frame: tuple[float, Path], listed: dict[float, str]) -> tuple[float, str]:
+        """A frame's time and text: OCR's, and the list read with it, if it is a step's."""
+        t, path = frame
+        return t, "\n".join([ocr(path), *([listed[t]] if t in listed else [])])
+
+
+ELEMENTS_HEADING = "[PAGE ELEMENTS"  # the section's heading begins so, with details or without
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')  # a string of the list, with \" and \\ escaped
+_ESCAPED = re.compile(r"\\(.)")
+
+
+def element_list_text(record: str) -> str | None:
+    """The text of a record's ``[PAGE ELEMENTS]`` section; None where it has none.
+
+    That is every quoted string of it (an element's text, ``label=`` and ``value=``), unescaped,
+    one a line: what the agent reads there, less roles, boxes and states. The section runs to
+    the next line that begins with ``[``; its lines are indented, and the "(3 more on screen,
+    not listed)" line quotes nothing.
+    """
+    lines = record.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith(ELEMENTS_HEADING)), None)
+    if start is None:
+        return None
+    strings = []
+    for line in lines[start + 1 :]:
+        if line.startswith("["):
+            break
+        strings += [_ESCAPED.sub(r"\1", m.group(1)) for m in _QUOTED.finditer(line)]
+    return "\n".join(strings)
+
 
 def read_trace(folder: Path) -> Observed:
-    """The transcript segments and images of a saved trace."""
+    """The transcript segments, images and element lists of a saved trace."""
     heard: dict[tuple[float, str], tuple[float, float, str]] = {}
     frames: list[tuple[float, Path]] = []
+    listed: list[tuple[float, str]] = []
     typed: list[tuple[float, str]] = []
     acted: list[tuple[int, float]] = []
     asr_calls = 0
@@ -446,6 +522,9 @@ def read_trace(folder: Path) -> Observed:
         for m in _HEARD.finditer(record):
             a, b, said = float(m.group(1)), float(m.group(2)), m.group(3)
             heard[(round(a), said)] = (a, b, said)  # each step repeats recent segments
+        elements = element_list_text(record)
+        if elements is not None:
+            listed.append((float(line["elapsed"]), elements))  # read with the screenshot
         frames.append((float(line["elapsed"]), folder / "screens" / f"{name}.png"))
         for k, t in enumerate(line.get("keyframe_times", [])):
             frames.append((float(t), folder / "keyframes" / f"{name}-{k + 1}.png"))
@@ -455,10 +534,11 @@ def read_trace(folder: Path) -> Observed:
     return Observed(
         tuple(sorted(heard.values())),
         tuple(sorted(frames)),
-        tuple(typed),
-        tuple(acted),
-        keyframes,
-        asr_calls,
+        typed=tuple(typed),
+        listed=tuple(listed),
+        acted=tuple(acted),
+        keyframes=keyframes,
+        asr_calls=asr_calls,
         ended=began if lines else math.inf,
         result=str(result.get("result", "")),
     )
@@ -586,16 +666,48 @@ def _window(item: Evidence) -> tuple[float, float]:
     return item.window[0] - SLACK_S[0], item.window[1] + SLACK_S[1]
 
 
+def has_lists(mode: str) -> bool:
+    """Whether ``mode``'s agent reads the page's element list (the timeline: its mode's)."""
+    try:
+        return "elements" in mode_channels(TIMELINE_MODE if mode == TIMELINE else mode)
+    except ValueError:
+        return False  # a row of a mode this version does not know
+
+
+def _spoken_listed(item: Evidence, mode: str, obs: Observed) -> tuple[list[str], dict[str, Any]]:
+    """An audio item in a mode with element lists: never in any of them, all episode long.
+
+    Like the timeline's "readable on the page", half its keys listed at any time is a leak.
+    """
+    if not has_lists(mode):
+        return [], {}
+    listed = obs.shows(item.keys, 0.0, math.inf, screens=False, lists=True)
+    return ["spoken evidence is listed in the page elements"] if listed else [], {"listed": listed}
+
+
 def _judge_timeline(item: Evidence, timeline: Observed | None) -> Verdict:
-    """Audio: never on the page. Visual: on screen in its window; transient: gone after it."""
+    """Audio: never on the page. Visual: on screen in its window; transient: gone after it.
+
+    The timeline runs in a mode with element lists: an audio item must not be listed either,
+    a visual item counts on screen where OCR or the lists hold it, and a transient one must be
+    gone from both after its window.
+    """
     if timeline is None:
         return False, ["no timeline run"], {}
     lo, hi = _window(item)
+    lists = has_lists(TIMELINE)
     if item.channel == "audio":
         # Half the pieces on the page is already a leak, whatever the item needs.
         shown = timeline.shows(item.keys, 0.0, math.inf)
-        return shown, ["spoken evidence is readable on the page"] if shown else [], {}
-    shown = timeline.shows(item.keys, lo, hi, item.all_keys)
+        leaks, listed = _spoken_listed(item, TIMELINE, timeline)
+        problems = ["spoken evidence is readable on the page"] if shown else []
+        return shown, problems + leaks, listed
+    shown = timeline.shows(item.keys, lo, hi, item.all_keys, lists=lists)
+    fields: dict[str, Any] = {}
+    if lists:
+        fields["listed"] = timeline.shows(
+            item.keys, lo, hi, item.all_keys, screens=False, lists=True
+        )
     problems = []
     if not shown:
         problems.append(
@@ -604,7 +716,13 @@ def _judge_timeline(item: Evidence, timeline: Observed | None) -> Verdict:
         )
     if item.transient and timeline.shows(item.keys, hi, math.inf, item.all_keys):
         problems.append("still on screen after its window: it is not transient")
-    return shown, problems, {}
+    elif (
+        item.transient
+        and lists
+        and timeline.shows(item.keys, hi, math.inf, item.all_keys, screens=False, lists=True)
+    ):
+        problems.append("still listed in the page elements after its window: it is not transient")
+    return shown, problems, fields
 
 
 def _judge_mode(
@@ -618,8 +736,11 @@ def _judge_mode(
     """Audio: heard in the audio modes. Visual: seen where the premise wants it.
 
     An audio item played only ``after_speech`` (it follows a spoken step) is wanted only in
-    the modes that speak: elsewhere the page never plays it. In standard, a visual item is also
-    judged by its chance (see :meth:`Observed.chance`).
+    the modes that speak: elsewhere the page never plays it; and in a mode with element lists
+    it is in none of them. In standard, a visual item is also judged by its chance (see
+    :meth:`Observed.chance`); in standard_structured a transient one by its chance with the
+    lists (see the module's docstring). In a mode with lists, a visual item is seen where OCR
+    or the lists hold it, and ``listed`` says whether the lists alone did.
     """
     lo, hi = _window(item)
     if item.channel == "audio":
@@ -627,26 +748,33 @@ def _judge_mode(
         wanted = mode in AUDIO_MODES and (not after_speech or "speech" in MODE_CHANNELS[mode])
         missing = wanted and not found
         problems = ["audio evidence not heard in its window", *_cut_short(item, obs)]
-        return found, problems if missing else [], {}
-    found = obs.shows(item.keys, lo, hi, item.all_keys)
+        leaks, listed = _spoken_listed(item, mode, obs)
+        return found, (problems if missing else []) + leaks, listed
+    lists = has_lists(mode)
+    found = obs.shows(item.keys, lo, hi, item.all_keys, lists=lists)
+    extra: dict[str, Any] = {}
+    if lists:
+        extra["listed"] = obs.shows(item.keys, lo, hi, item.all_keys, screens=False, lists=True)
     kind = "transient" if item.transient else "lasting"
     problems = []
     if (not item.transient or mode in KEYFRAME_MODES) and not found:
         problems += [f"{kind} visual evidence not seen", *_cut_short(item, obs)]
-    if mode != "standard" or timeline is None:
-        return found, problems, {}
-    chance = timeline.chance(item.keys, lo, hi, step_s, item.all_keys, item.follows)
+    if mode not in (STANDARD, STRUCTURED) or timeline is None:
+        return found, problems, extra
+    chance = timeline.chance(item.keys, lo, hi, step_s, item.all_keys, item.follows, lists)
+    extra["chance"] = chance
+    agent = "a screenshot-only agent" + (" with the element list" if lists else "")
     if item.transient and chance > TRANSIENT_CHANCE:
         problems.append(
-            f"a screenshot-only agent stepping about every {step_s:g} s sees it {chance:.0%} of "
+            f"{agent} stepping about every {step_s:g} s sees it {chance:.0%} of "
             "the time: show it for less time, or call it lasting"
         )
-    if not item.transient and chance < LASTING_CHANCE:
+    if mode == STANDARD and not item.transient and chance < LASTING_CHANCE:
         problems.append(
-            f"a screenshot-only agent stepping about every {step_s:g} s sees it only "
+            f"{agent} stepping about every {step_s:g} s sees it only "
             f"{chance:.0%} of the time: call it transient, or show it for longer"
         )
-    return found, problems, {"chance": chance}
+    return found, problems, extra
 
 
 def _cut_short(item: Evidence, obs: Observed) -> list[str]:
@@ -665,10 +793,13 @@ def fingerprint(task: TaskSpec) -> str:
     """A hash of what the task's episodes depend on.
 
     That is the task less its evidence (which only the audit reads) and where it lies, its
-    other files, its app's, and the page runtime shared by every app (``tasks/_shared/`` but
-    the other apps).
+    other files, its app's, the page runtime shared by every app (``tasks/_shared/`` but
+    the other apps), and the modes the audit runs with their channels and the timeline's
+    (episodes watched before a mode gained a channel, the element list, lack what it shows).
     """
-    digest = hashlib.sha256(repr(dataclasses.replace(task, evidence=(), root=Path())).encode())
+    modes = {m: MODE_CHANNELS[m] for m in MODES}, TIMELINE_MODE
+    task_part = repr(dataclasses.replace(task, evidence=(), root=Path()))
+    digest = hashlib.sha256((task_part + repr(modes)).encode())
     shared = tasks_root() / "_shared"
     parts = [
         (task.root, [p for p in task.root.rglob("*") if p.name != "task.toml"]),
@@ -882,6 +1013,67 @@ def _episode_row(check: str, line: dict[str, Any], should_succeed: bool) -> dict
     }
 
 
+def _items(rows: list[dict[str, Any]]) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """Evidence rows by item: (task, evidence number) -> its rows, in every mode."""
+    items: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        items.setdefault((row["task"], row["evidence"]), []).append(row)
+    return items
+
+
+def _listed_headline(evidence: list[dict[str, Any]]) -> list[str]:
+    """The headline's line on spoken evidence in the element lists (empty without lists).
+
+    An item counts once, listed in any mode; only items judged with the lists count.
+    """
+    checked = [
+        mine
+        for mine in _items([r for r in evidence if r["channel"] == "audio"]).values()
+        if any("listed" in r for r in mine)
+    ]
+    if not checked:
+        return []
+    listed = sum(any(r.get("listed") for r in mine) for mine in checked)
+    return [
+        f"- Audio evidence listed in page elements: {listed}/{len(checked)} (in any mode with "
+        "the element list, at any time: must be none)"
+    ]
+
+
+def _listed_recall(evidence: list[dict[str, Any]]) -> list[str]:
+    """The recall table's rows for the element lists: items they held, per mode.
+
+    A mode without lists, or rows judged before them, show "-". The chance column is
+    standard_structured's: screenshot-only agents that read the list too.
+    """
+    out = []
+    for channel, transient in (("audio", None), ("visual", True), ("visual", False)):
+        mine = [
+            r
+            for r in evidence
+            if r["channel"] == channel
+            and (transient is None or r["transient"] == transient)
+            and "listed" in r
+        ]
+        if not mine:
+            continue
+        kind = "" if transient is None else f" ({'transient' if transient else 'lasting'})"
+        cells = []
+        for mode in [*MODES, TIMELINE]:
+            here = [r for r in mine if r["mode"] == mode]
+            cells.append(f"{sum(bool(r['listed']) for r in here)}/{len(here)}" if here else "-")
+        chances = [r["chance"] for r in mine if r["mode"] == STRUCTURED and "chance" in r]
+        cells.append(f"{sum(chances) / len(chances):.0%}" if chances else "-")
+        out.append(f"| {channel}{kind}, listed | " + " | ".join(cells) + " |")
+    return out
+
+
+def _judged_without_lists(evidence: list[dict[str, Any]]) -> list[str]:
+    """Tasks with a row of a mode that has element lists but no ``listed``: judged before them."""
+    tasks = {r["task"] for r in evidence if has_lists(r["mode"]) and "listed" not in r}
+    return sorted(tasks, key=catalogue_order)
+
+
 def render_summary(
     rows: list[dict[str, Any]],
     tasks: list[str],
@@ -890,8 +1082,10 @@ def render_summary(
 ) -> str:
     """The audit as Markdown.
 
-    The headline figures, evidence recall per channel and mode, the task x check table, and
-    every failure with its reason; and the ``stale`` tasks, changed since they were judged.
+    The headline figures, evidence recall per channel and mode (with what the element lists
+    held), the task x check table, and every failure with its reason; the ``stale`` tasks,
+    changed since they were judged; and the tasks judged before the element list, whose rows
+    lack its checks (rows from before it have no ``listed``).
     """
     by_task: dict[str, list[dict[str, Any]]] = {t: [] for t in tasks}
     for row in rows:
@@ -923,9 +1117,16 @@ def render_summary(
             f"- Static controls where the keyframe and audio channels stay silent (no keyframe, "
             f"no Whisper call, in every mode): {quiet}/{len(static)}"
         )
+    out += _listed_headline(evidence)
     stale = list(stale)
     if stale:
         out.append(f"- Changed since they were audited (listed below): {len(stale)}/{n}")
+    unlisted = _judged_without_lists(evidence)
+    if unlisted:
+        out.append(
+            f"- Judged before the element list (no element checks, listed below): "
+            f"{len(unlisted)}/{n}"
+        )
     out += [
         "",
         "## Evidence recall per channel and mode",
@@ -933,7 +1134,10 @@ def render_summary(
         "Items seen by the watcher (the scripted solution, one look every "
         f"{step_s:g} s). *timeline*: the run that records every screen; an audio item there is "
         "one readable on the page. *chance*: the mean share of screenshot-only agents stepping "
-        f"every {step_s:g} s that see a visual item.",
+        f"every {step_s:g} s that see a visual item. *listed*: items whose keys the page "
+        "element lists alone held (audio: at any time, and none may be; visual: in the item's "
+        "window), in the modes with the list; its chance is that of the same agents reading "
+        "the list too (standard_structured's).",
         "",
         "| channel | " + " | ".join([*MODES, TIMELINE, "chance"]) + " |",
         "|---" * (len(MODES) + 3) + "|",
@@ -953,9 +1157,10 @@ def render_summary(
         for mode in [*MODES, TIMELINE]:
             here = [r for r in mine if r["mode"] == mode]
             cells.append(f"{sum(r['seen'] for r in here)}/{len(here)}" if here else "-")
-        chances = [r["chance"] for r in mine if r["mode"] == "standard" and "chance" in r]
+        chances = [r["chance"] for r in mine if r["mode"] == STANDARD and "chance" in r]
         cells.append(f"{sum(chances) / len(chances):.0%}" if chances else "-")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
+    out += _listed_recall(evidence)
     out += [
         "",
         "## Tasks",
@@ -1003,6 +1208,17 @@ def render_summary(
             "Their files or evidence changed after these rows were judged: audit them again.",
             "",
             ", ".join(stale),
+        ]
+    if unlisted:
+        out += [
+            "",
+            f"## Judged before the element list ({len(unlisted)})",
+            "",
+            "Their rows were judged before the modes had the page elements channel, so they lack "
+            "its checks (spoken evidence listed, a transient item's chance with the list): "
+            "audit them again.",
+            "",
+            ", ".join(unlisted),
         ]
     failures = [r for r in rows if not r["ok"]]
     out += ["", f"## Failures ({len(failures)})", ""]

@@ -17,6 +17,7 @@ from dynacu_gym import audit
 from dynacu_gym.audit import (
     AuditError,
     Observed,
+    element_list_text,
     fingerprint,
     forget_changed,
     judge_evidence,
@@ -30,7 +31,12 @@ from dynacu_gym.audit import (
     write_audit,
 )
 from dynacu_gym.paths import tasks_root
+from dynacu_gym.record import RecordParts, render_record
+from dynacu_gym.runtime.elements import PageElement
 from dynacu_gym.tasks import Evidence, SolutionStep, find_task
+from dynacu_gym.wrappers.elements import HEADING, format_elements
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.mark.parametrize(
@@ -118,6 +124,59 @@ def test_a_trace_is_read_back_with_its_times(tmp_path):
     assert obs.typed == ((5.3, "May 12"),)  # from when the typing began
     assert obs.acted == ((3, 6.1),)  # the solution's third step came back at 6.1 s
     assert obs.frames[1][1] == tmp_path / "keyframes" / "0001-1.png"
+
+
+def test_the_element_list_is_read_from_its_section_of_the_record():
+    record = (FIXTURES / "audit" / "elements-record.txt").read_text(encoding="utf-8")
+    # The quoted strings, unescaped, one a line; not the roles, boxes, the "more" line, nor the
+    # quotes of the sections around it (the transcript's, the task's).
+    assert element_list_text(record) == "\n".join(
+        [
+            "Podcasts",
+            "Pause",
+            "Share",
+            'Episode "Fair Shares" — part 2 \\ 3',
+            "Type your answer",
+            "4.50",
+        ]
+    )
+    assert element_list_text('Observation Record\n[TASK] Say "hi"\n') is None
+    nothing = f"{HEADING}\n{format_elements([])}\n[TASK] x"
+    assert element_list_text(nothing) == ""  # the list was there, empty
+
+
+def test_the_element_list_reads_back_what_the_channel_writes():
+    # Round trip through the elements channel's own formatter and the record's renderer.
+    box = (10, 10, 100, 20)
+    elements = [
+        PageElement(1, "text", 'He said "go" \\ left', "", "", (), box, (60, 20)),
+        PageElement(2, "textbox", "", "Your answer", 'a "b"', ("focused",), box, (60, 40)),
+        PageElement(3, "button", "", "", "", (), box, (60, 60)),
+    ]
+    body = f"{HEADING}\n{format_elements(elements, more=2)}"
+    parts = RecordParts(3, 12.5, 'Type the "code"', ("wait 3s",)).with_section("elements", body)
+    assert element_list_text(render_record(parts)) == 'He said "go" \\ left\nYour answer\na "b"'
+
+
+def test_a_trace_keeps_each_steps_element_list_at_its_screenshots_time(tmp_path):
+    for sub in ("records", "screens", "keyframes"):
+        (tmp_path / sub).mkdir()
+    steps = [
+        {"step": 0, "elapsed": 0.2, "keyframe_times": []},
+        {"step": 1, "elapsed": 10.4, "keyframe_times": [3.0]},
+    ]
+    (tmp_path / "trace.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    first = f"Observation Record\n{HEADING}\n{format_elements([])}\n[TASK] x\n"
+    record = (FIXTURES / "audit" / "elements-record.txt").read_text(encoding="utf-8")
+    (tmp_path / "records" / "0000.txt").write_text(first, encoding="utf-8")
+    (tmp_path / "records" / "0001.txt").write_text(record, encoding="utf-8")
+    obs = read_trace(tmp_path)
+    assert [t for t, _ in obs.listed] == [0.2, 10.4]  # the screenshots' times, not keyframes'
+    assert obs.listed[0][1] == "" and obs.listed[1][1].startswith("Podcasts\nPause\n")
+    # A mode without the channel has no section, so no lists.
+    (tmp_path / "records" / "0000.txt").write_text("Observation Record\n[TASK] x\n")
+    (tmp_path / "records" / "0001.txt").write_text("Observation Record\n[TASK] x\n")
+    assert read_trace(tmp_path).listed == ()
 
 
 def _fake_ocr(monkeypatch, texts):
@@ -328,6 +387,115 @@ def test_the_premise_fails_for_leaks_long_flashes_and_missing_keys(tmp_path, mon
     }
 
 
+def test_spoken_evidence_in_an_element_list_is_a_leak_in_every_mode_with_lists(
+    tmp_path, monkeypatch
+):
+    _fake_ocr(monkeypatch, {"a": "Revenue intro"})
+    screens = _frames(tmp_path, (0.0, "a"), (40.0, "a"))
+    heard = ((10.0, 13.0, "it came in at two point six million"),)
+    # Long after the line was said, a caption element lists the figure (OCR missed it).
+    leaky = (0.0, "Revenue"), (40.0, "Revenue\nAPAC 2.6")
+    clean = (0.0, "Revenue"), (40.0, "Revenue")
+    observed = {
+        "standard": Observed((), screens),  # no lists: not judged on them
+        "standard_structured": Observed((), screens, listed=leaky),
+        "aoi_audio": Observed(heard, screens, listed=leaky),
+        "aoi_full": Observed(heard, screens, listed=clean),
+    }
+    timeline = Observed((), screens, listed=clean)
+    rows = judge_evidence(_b4_with(SPOKEN), observed, timeline, step_s=10.0)
+    by_mode = {r["mode"]: r for r in rows}
+    assert {m: r.get("listed") for m, r in by_mode.items()} == {
+        "timeline": False,
+        "standard": None,
+        "standard_structured": True,
+        "aoi_audio": True,
+        "aoi_full": False,
+    }
+    assert {m: r["reason"] for m, r in by_mode.items() if not r["ok"]} == {
+        "standard_structured": "spoken evidence is listed in the page elements",
+        "aoi_audio": "spoken evidence is listed in the page elements",
+    }
+    assert by_mode["aoi_audio"]["seen"]  # heard all the same
+    # Half the keys is already a leak, whatever the item needs; and the timeline's lists count.
+    pair = dataclasses.replace(SPOKEN, keys=("2.6", "Asia-Pacific"), all_keys=True)
+    timeline = Observed((), screens, listed=leaky)
+    rows = judge_evidence(_b4_with(pair), {}, timeline)
+    assert rows[0]["reason"] == "spoken evidence is listed in the page elements"
+    # What the watcher typed itself (its answer, in a textbox) is not the page's.
+    typed = Observed(heard, screens, typed=((30.0, "2.6"),), listed=leaky)
+    rows = judge_evidence(_b4_with(SPOKEN), {"aoi_audio": typed}, None)
+    assert [r["listed"] for r in rows if r["mode"] == "aoi_audio"] == [False]
+
+
+def test_being_listed_is_judged_by_chance_as_the_screenshots_are(tmp_path, monkeypatch):
+    # The flash's "42" is too small for OCR, but the element list read at the 12 s step holds
+    # it, and the screen does not change until 20 s: most agents reading the list catch it.
+    _fake_ocr(monkeypatch, {"a": "Revenue intro", "c": "Revenue"})
+    steps = _frames(tmp_path, (0.0, "a"), (10.0, "a"), (12.0, "a"), (20.0, "c"), (30.0, "c"))
+    lists = ((0.0, "Revenue"), (10.0, "Revenue"), (12.0, "Revenue\nflash 42"), (20.0, "Revenue"))
+    timeline = Observed((), steps, listed=(*lists, (30.0, "Revenue")))
+    assert timeline.chance(["42"], 11.0, 19.0, 10.0) == 0.0  # the screenshots: never
+    assert timeline.chance(["42"], 11.0, 19.0, 10.0, lists=True) > 0.5
+    watcher = _frames(tmp_path, (0.0, "a"), (10.0, "a"), (20.0, "c"))
+    observed = {
+        "standard": Observed((), watcher),
+        "standard_structured": Observed((), watcher, listed=((0.0, "x"), (10.0, "x"))),
+    }
+    rows = judge_evidence(_b4_with(FLASH), observed, timeline, step_s=10.0)
+    by_mode = {r["mode"]: r for r in rows}
+    assert by_mode["standard"]["ok"] and by_mode["standard"]["chance"] == 0.0
+    assert "listed" not in by_mode["standard"]
+    structured = by_mode["standard_structured"]
+    assert not structured["ok"] and structured["chance"] > 0.5
+    assert structured["reason"].startswith(
+        "a screenshot-only agent with the element list stepping about every 10 s sees it "
+    )
+    line = by_mode["timeline"]
+    assert (line["seen"], line["listed"], line["ok"]) == (True, True, True)
+    # Shown for a moment (a keyframe follows at once), the list agents catch it no more often
+    # than the screenshot-only ones: the watcher that listed it is one of the lucky few.
+    brief = Observed((), (*steps, *_frames(tmp_path, (12.5, "c"))), listed=lists)
+    assert brief.chance(["42"], 11.0, 19.0, 10.0, lists=True) < 0.1
+    lucky = {"standard_structured": Observed((), watcher, listed=((12.0, "flash 42"),))}
+    rows = judge_evidence(_b4_with(FLASH), lucky, brief, step_s=10.0)
+    row = next(r for r in rows if r["mode"] == "standard_structured")
+    assert (row["seen"], row["listed"], row["ok"]) == (True, True, True)
+
+
+def test_an_item_is_seen_in_the_screenshots_and_the_lists_together(tmp_path, monkeypatch):
+    # Of four prices, OCR reads two at first and the list the other two: all four, together.
+    prices = Evidence("four prices", "visual", (0.0, 30.0), keys=("$39", "$27", "$25", "$24"))
+    _fake_ocr(monkeypatch, {"a": "$39 $24"})
+    screens = _frames(tmp_path, (0.0, "a"), (10.0, "a"))
+    listed = ((0.0, "$27\n$25"), (10.0, "$39\n$27\n$25\n$24"))
+    obs = Observed((), screens, listed=listed)
+    assert obs.shows(prices.keys, 0.0, 5.0, every=False)
+    assert not obs.shows(prices.keys, 0.0, 5.0, every=True)
+    assert obs.shows(prices.keys, 0.0, 5.0, every=True, lists=True)  # OCR and the list
+    assert not obs.shows(prices.keys, 0.0, 5.0, every=True, screens=False, lists=True)
+    assert obs.shows(prices.keys, 0.0, 10.0, every=True, screens=False, lists=True)
+    every = dataclasses.replace(prices, all_keys=True)
+    rows = judge_evidence(_b4_with(every), {"aoi_visual": obs, "standard": obs}, None)
+    assert {r["mode"]: r["seen"] for r in rows} == {
+        "timeline": False,
+        "aoi_visual": True,
+        "standard": False,  # no lists in standard, whatever the Observed holds
+    }
+
+
+def test_a_transient_item_still_listed_after_its_window_is_not_transient(tmp_path, monkeypatch):
+    _fake_ocr(monkeypatch, {"a": "intro", "b": "flash 42", "c": "intro"})
+    frames = _frames(tmp_path, (0.0, "a"), (12.0, "b"), (16.0, "c"), (30.0, "c"))
+    lingering = Observed((), frames, listed=((0.0, "intro"), (30.0, "intro\n42")))
+    rows = judge_evidence(_b4_with(FLASH), {}, lingering, step_s=10.0)
+    assert [r["reason"] for r in rows] == [
+        "still listed in the page elements after its window: it is not transient"
+    ]
+    gone = dataclasses.replace(lingering, listed=((0.0, "intro"), (30.0, "intro")))
+    assert all(r["ok"] for r in judge_evidence(_b4_with(FLASH), {}, gone, step_s=10.0))
+
+
 def test_the_watcher_plays_the_solution_and_otherwise_looks_every_step(monkeypatch):
     ready = {"now": False}
     solution = (
@@ -382,6 +550,19 @@ def test_a_task_fingerprint_ignores_its_evidence_but_not_its_page(tmp_path, monk
         after = fingerprint(task)
         assert (after != before) == counts, changed
         before = after
+
+
+def test_a_task_fingerprint_changes_with_the_modes_channels(monkeypatch):
+    # Episodes watched before a mode gained the element list lack it: they must run again.
+    task = find_task("B4")
+    before = fingerprint(task), task_hash(task)
+    older = {m: tuple(c for c in cs if c != "elements") for m, cs in audit.MODE_CHANNELS.items()}
+    monkeypatch.setattr(audit, "MODE_CHANNELS", older)
+    assert fingerprint(task) != before[0] and task_hash(task) != before[1]
+    monkeypatch.undo()
+    assert (fingerprint(task), task_hash(task)) == before
+    monkeypatch.setattr(audit, "MODES", audit.MODES[:-1])
+    assert fingerprint(task) != before[0]
 
 
 def test_a_resumed_audit_runs_again_the_tasks_whose_files_changed(tmp_path):
@@ -441,6 +622,62 @@ def test_the_summary_counts_tasks_and_lists_failures():
     assert "Guessable (the null, random or near-miss agent succeeds): 1/2" in text
     assert "| A2 | FAIL | - | FAIL | - | - |" in text
     assert "- A2 random (aoi_interactive): the random agent solved it" in text
+
+
+def _evidence_row(task, number, channel, mode, transient=False, **fields):
+    row = {"task": task, "check": "evidence", "evidence": number, "channel": channel}
+    return {**row, "transient": transient, "mode": mode, "ok": True, "reason": "", **fields}
+
+
+def test_the_summary_counts_what_the_element_lists_held():
+    rows = []
+    # A1's spoken item is listed in aoi_audio's lists (a leak); A2's in none.
+    for task, leak in (("A1", True), ("A2", False)):
+        rows += [
+            _evidence_row(task, 1, "audio", "standard", seen=False),
+            _evidence_row(task, 1, "audio", "standard_structured", seen=False, listed=False),
+            _evidence_row(task, 1, "audio", "aoi_audio", seen=True, listed=leak),
+            _evidence_row(task, 1, "audio", "timeline", seen=False, listed=False),
+        ]
+    # A transient flash: standard's screenshots miss it, standard_structured's lists have it.
+    flash = {"transient": True}
+    rows += [
+        _evidence_row("A1", 2, "visual", "standard", seen=False, chance=0.2, **flash),
+        _evidence_row(
+            "A1", 2, "visual", "standard_structured", seen=True, listed=True, chance=0.4, **flash
+        ),
+        _evidence_row("A1", 2, "visual", "aoi_visual", seen=True, listed=False, **flash),
+        _evidence_row("A1", 2, "visual", "timeline", seen=True, listed=True, **flash),
+    ]
+    text = render_summary(rows, ["A1", "A2"])
+    assert "- Audio evidence listed in page elements: 1/2 (in any mode" in text
+    assert "| audio | 0/2 | 0/2 | - | 2/2 | - | - | 0/2 | - |" in text
+    assert "| audio, listed | - | 0/2 | - | 1/2 | - | - | 0/2 | - |" in text
+    assert "| visual (transient) | 0/1 | 1/1 | 1/1 | - | - | - | 1/1 | 20% |" in text
+    # Beside standard's 0/1 screenshots: the lists' count, and the list agents' chance.
+    assert "| visual (transient), listed | - | 1/1 | 0/1 | - | - | - | 1/1 | 40% |" in text
+    assert "lasting), listed" not in text  # no lasting item
+    assert "Judged before the element list" not in text
+
+
+def test_rows_judged_before_the_element_list_load_and_are_named(tmp_path):
+    # An audit of the five modes before the channel: its rows have no "listed".
+    old = [
+        _evidence_row("A1", 1, "audio", m, seen=m != "standard")
+        for m in ("standard", "aoi_audio", "timeline")
+    ]
+    new = [_evidence_row("A2", 1, "audio", "aoi_audio", seen=True, listed=False)]
+    new += [_evidence_row("A2", 1, "audio", "standard", seen=False)]
+    write_audit(tmp_path / "old", old, ["A1"])
+    write_audit(tmp_path / "new", new, ["A2"])
+    assert "listed in page elements" not in (tmp_path / "old" / "audit.md").read_text()
+    merged, tasks, stale = merge_audits([tmp_path / "old", tmp_path / "new"])
+    assert stale == ["A1", "A2"]  # hashes missing here; a real old row's hash has changed too
+    text = render_summary(merged, tasks, stale=stale)
+    assert "- Audio evidence listed in page elements: 0/1 (in any mode" in text  # A2's only
+    assert "- Judged before the element list (no element checks, listed below): 1/2" in text
+    assert "## Judged before the element list (1)" in text
+    assert "chance with the list): audit them again.\n\nA1\n" in text
 
 
 def test_audits_run_in_parts_merge_and_flag_the_tasks_changed_since(tmp_path):
@@ -528,7 +765,8 @@ def test_audit_of_a_real_task(tmp_path):
     assert {r["check"] for r in episodes} == {"solvable", "null", "random", "nearmiss"}
     assert all(r["ok"] for r in episodes), episodes
     evidence = {(r["evidence"], r["mode"]): r["seen"] for r in rows if r["check"] == "evidence"}
-    assert [evidence[2, m] for m in audit.MODES] == [False, False, True, True, True]
+    assert [evidence[2, m] for m in audit.MODES] == [False, False, False, True, True, True]
+    assert not any(r.get("listed") for r in rows if r["check"] == "evidence" and r["evidence"] == 2)
     assert not evidence[2, audit.TIMELINE]  # Raj's figure is never on the page
     assert all(evidence[1, m] for m in (*audit.KEYFRAME_MODES, audit.TIMELINE))
     assert "| B4 | pass | pass | pass | pass |" in (tmp_path / "audit.md").read_text()

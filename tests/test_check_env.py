@@ -48,7 +48,7 @@ def test_check_env_with_the_keyframe_channel():
 
 
 def test_channel_arguments_need_their_mode():
-    with pytest.raises(ValueError, match="keyframe channel"):
+    with pytest.raises(ValueError, match="keyframes channel"):
         gym.make("DynaCU-D1-v0", mode="aoi_audio", max_keyframes=3)
     with pytest.raises(ValueError, match="max_keyframes"):
         gym.make("DynaCU-D1-v0", mode="aoi_visual", max_keyframes=0)
