@@ -38,7 +38,7 @@ BAD_ACTIONS = [
     ({"type": "click", "x": np.array([1, 2]), "y": 10}, "expected an integer for 'x'"),
     ({"type": "click", "x": float("nan"), "y": 10}, "expected an integer for 'x'"),
     ({"type": "click", "x": BIG_TEXT, "y": 10}, "expected an integer for 'x'"),
-    ({"type": "click", "x": 10}, "a click action needs 'y'"),
+    ({"type": "click", "x": 10}, "a click action needs 'x' and 'y'"),
     ({"type": "type", "text": BIG_TEXT}, "at most 4096"),
     ({"type": "type", "text": 5}, "expected a string for 'text'"),
     ({"type": "type", "text": b"bytes"}, "expected a string for 'text'"),
