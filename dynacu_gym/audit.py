@@ -1040,6 +1040,20 @@ def _listed_headline(evidence: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def _recall_row(label: str, rows: list[dict[str, Any]], field: str, chance_mode: str) -> str:
+    """A recall table row: per mode, how many ``rows`` hold ``field``; then a mean chance.
+
+    The chance is the mean over ``chance_mode``'s rows that have one.
+    """
+    cells = []
+    for mode in [*MODES, TIMELINE]:
+        here = [r for r in rows if r["mode"] == mode]
+        cells.append(f"{sum(bool(r[field]) for r in here)}/{len(here)}" if here else "-")
+    chances = [r["chance"] for r in rows if r["mode"] == chance_mode and "chance" in r]
+    cells.append(f"{sum(chances) / len(chances):.0%}" if chances else "-")
+    return f"| {label} | " + " | ".join(cells) + " |"
+
+
 def _listed_recall(evidence: list[dict[str, Any]]) -> list[str]:
     """The recall table's rows for the element lists: items they held, per mode.
 
@@ -1058,13 +1072,7 @@ def _listed_recall(evidence: list[dict[str, Any]]) -> list[str]:
         if not mine:
             continue
         kind = "" if transient is None else f" ({'transient' if transient else 'lasting'})"
-        cells = []
-        for mode in [*MODES, TIMELINE]:
-            here = [r for r in mine if r["mode"] == mode]
-            cells.append(f"{sum(bool(r['listed']) for r in here)}/{len(here)}" if here else "-")
-        chances = [r["chance"] for r in mine if r["mode"] == STRUCTURED and "chance" in r]
-        cells.append(f"{sum(chances) / len(chances):.0%}" if chances else "-")
-        out.append(f"| {channel}{kind}, listed | " + " | ".join(cells) + " |")
+        out.append(_recall_row(f"{channel}{kind}, listed", mine, "listed", STRUCTURED))
     return out
 
 
@@ -1153,13 +1161,7 @@ def render_summary(
             for r in evidence
             if r["channel"] == channel and (transient is None or r["transient"] == transient)
         ]
-        cells = []
-        for mode in [*MODES, TIMELINE]:
-            here = [r for r in mine if r["mode"] == mode]
-            cells.append(f"{sum(r['seen'] for r in here)}/{len(here)}" if here else "-")
-        chances = [r["chance"] for r in mine if r["mode"] == STANDARD and "chance" in r]
-        cells.append(f"{sum(chances) / len(chances):.0%}" if chances else "-")
-        out.append(f"| {label} | " + " | ".join(cells) + " |")
+        out.append(_recall_row(label, mine, "seen", STANDARD))
     out += _listed_recall(evidence)
     out += [
         "",
