@@ -73,6 +73,11 @@ modes observe runs every task again. The verdicts go to ``OUT/audit.jsonl`` (one
 task, check, mode and item) and ``OUT/audit.md`` (the summary, the table and every failure
 with its reason). Each row keeps its task's :func:`task_hash`, so audits run in parts merge
 into one (:func:`merge_audits`) that names the tasks changed since they were judged.
+
+An audit may run some of the checks and, for the evidence and silent checks, some of the modes
+(``checks``, ``modes``; ``dynacu audit --checks evidence,silent --modes standard_structured``):
+a mode that gains a channel is judged again without the hours of the rest. Merged after a whole
+audit, its rows replace those of the same task, check and mode, and leave the others.
 """
 
 from __future__ import annotations
@@ -110,7 +115,7 @@ from dynacu_gym.evaluation import (
     read_lines,
     trace_dir,
 )
-from dynacu_gym.modes import MODE_CHANNELS, MODES, mode_channels
+from dynacu_gym.modes import MODE_CHANNELS, MODES, check_mode, mode_channels
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import Evidence, TaskSpec, catalogue_order, find_task, task_folders
 from dynacu_gym.trace import EPISODE_FILE, TRACE_FILE
@@ -839,6 +844,30 @@ def forget_changed(out: Path, tasks: list[str]) -> list[str]:
     return changed
 
 
+def check_audit_scope(checks: Iterable[str], modes: Iterable[str]) -> tuple[list[str], list[str]]:
+    """The checks and perceive modes an audit runs, in their canonical order.
+
+    Raises:
+        ValueError: an unknown check or mode, a mode the audit does not watch, or none.
+    """
+    checks, modes = list(checks), [check_mode(m) for m in modes]
+    unknown = [c for c in checks if c not in CHECKS]
+    if unknown:
+        expected = ", ".join(CHECKS)
+        raise ValueError(f"unknown audit check {unknown[0]!r}; expected some of {expected}")
+    others = [m for m in modes if m not in MODES]
+    if others:
+        raise ValueError(
+            f"the audit watches the preset modes, not {others[0]!r}; expected some of "
+            + ", ".join(MODES)
+        )
+    if not checks:
+        raise ValueError(f"expected at least one audit check of {', '.join(CHECKS)}")
+    if not modes and ("evidence" in checks or "silent" in checks):
+        raise ValueError("the evidence and silent checks watch in modes: expected at least one")
+    return [c for c in CHECKS if c in checks], [m for m in MODES if m in modes]
+
+
 def run_audit(
     tasks: list[str],
     out: Path,
@@ -846,8 +875,15 @@ def run_audit(
     workers: int = 2,
     step_s: float = STEP_S,
     base_seed: int = 0,
+    checks: Iterable[str] = CHECKS,
+    modes: Iterable[str] = MODES,
 ) -> list[dict[str, Any]]:
-    """Run every check on ``tasks`` and return the rows.
+    """Run ``checks`` on ``tasks`` and return the rows.
+
+    The evidence and silent checks watch in ``modes`` (the evidence check's timeline runs
+    whatever they are). A part of the checks or modes makes a partial audit, whose rows
+    replace those of the same task, check and mode when merged over a whole one
+    (:func:`merge_audits`): one mode judged again, say, when it gains a channel.
 
     Resumes what ``out`` already holds; writes ``audit.jsonl`` and ``audit.md`` there.
     """
@@ -855,6 +891,7 @@ def run_audit(
         raise ValueError(f"expected seeds >= 1, got {seeds}")
     if step_s <= 0:
         raise ValueError(f"expected step_s > 0, got {step_s}")
+    checks, modes = check_audit_scope(checks, modes)
     tesseract()  # a missing OCR fails here, before any episode runs
     specs = [find_task(t) for t in tasks]
     forget_changed(out, tasks)
@@ -869,10 +906,12 @@ def run_audit(
             False,
         ),
     ]
-    for check, agent, modes, repeats, should_succeed in runs:
-        lines = evaluate(agent, tasks, modes, out / check, repeats, workers, base_seed)
+    for check, agent, run_modes, repeats, should_succeed in runs:
+        if check not in checks:
+            continue
+        lines = evaluate(agent, tasks, run_modes, out / check, repeats, workers, base_seed)
         rows += [_episode_row(check, line, should_succeed) for line in lines]
-    for group, options in _waiting_groups(specs):
+    for group, options in _waiting_groups(specs) if "null" in checks else []:
         lines = evaluate(
             AgentSpec("null"),
             group,
@@ -885,16 +924,18 @@ def run_audit(
         )
         rows += [_episode_row("null", line, False) for line in lines]
     answered = [t.id for t in specs if t.answers]
-    if answered:
+    if answered and "nearmiss" in checks:
         nearmiss = AgentSpec("nearmiss")
         lines = evaluate(
             nearmiss, answered, ["aoi_interactive"], out / "nearmiss", 1, workers, base_seed
         )
         rows += [_episode_row("nearmiss", line, False) for line in lines]
+    watched = "evidence" in checks or "silent" in checks
     watcher = AgentSpec("watcher", {"look_s": step_s})
-    evaluate(watcher, tasks, list(MODES), out / "perceive", 1, workers, base_seed, traces=True)
+    if watched:
+        evaluate(watcher, tasks, modes, out / "perceive", 1, workers, base_seed, traces=True)
     recorder = AgentSpec("watcher", {"look_s": TIMELINE_STEP_S, "finish": False})
-    for group, options in _waiting_groups(specs):
+    for group, options in _waiting_groups(specs) if "evidence" in checks else []:
         evaluate(
             recorder,
             group,
@@ -912,13 +953,14 @@ def run_audit(
         path = trace_dir(out / folder, spec, agent)
         return read_trace(path) if (path / TRACE_FILE).is_file() else None
 
-    for task in specs:
-        observed = {m: trace("perceive", task.id, m, watcher) for m in MODES}
-        timeline = trace(TIMELINE, task.id, TIMELINE_MODE, recorder)
+    for task in specs if watched else []:
+        observed = {m: trace("perceive", task.id, m, watcher) for m in modes}
         present = {m: o for m, o in observed.items() if o is not None}
-        ocr_all(_frames_to_read(task, present, timeline), workers)
-        rows += judge_evidence(task, present, timeline, step_s)
-        if task.category == "S":
+        if "evidence" in checks:
+            timeline = trace(TIMELINE, task.id, TIMELINE_MODE, recorder)
+            ocr_all(_frames_to_read(task, present, timeline), workers)
+            rows += judge_evidence(task, present, timeline, step_s)
+        if "silent" in checks and task.category == "S":
             rows += judge_silent(task, present)
 
     hashes = {task.id: task_hash(task) for task in specs}
@@ -964,22 +1006,27 @@ def write_audit(
 def merge_audits(folders: list[Path]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """The rows of audits run in parts (a category at a time, say), as one audit.
 
-    A task's rows come whole from the last folder that audited it. Returns the rows, the tasks
-    in catalogue order, and the *stale* tasks: those whose files or evidence changed since
-    their rows were judged (:func:`task_hash`), whose verdicts no longer stand.
+    A task's rows of one check in one mode (its solution's seeds, its evidence items as the
+    standard watcher saw them, its timeline) come whole from the last folder that judged them,
+    so a partial audit (some checks, some modes) given after a whole one replaces just those.
+    Returns the rows, the tasks in catalogue order, and the *stale* tasks: those with a row
+    judged before their files or evidence changed (:func:`task_hash`), which no longer stands.
 
     Raises:
         AuditError: a folder holds no ``audit.jsonl``, or names a task not in the catalogue.
     """
-    by_task: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for folder in folders:
         path = folder / "audit.jsonl"
         if not path.is_file():
             raise AuditError(f"expected an audit in {folder}: it has no audit.jsonl")
-        mine: dict[str, list[dict[str, Any]]] = {}
+        mine: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
         for row in read_lines(path):
-            mine.setdefault(row["task"], []).append(row)
-        by_task.update(mine)
+            mine.setdefault((row["task"], row["check"], row["mode"]), []).append(row)
+        groups.update(mine)
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for (task, _, _), rows in groups.items():
+        by_task.setdefault(task, []).extend(rows)
     catalogue = task_folders()
     unknown = sorted(set(by_task) - set(catalogue))
     if unknown:
@@ -987,6 +1034,15 @@ def merge_audits(folders: list[Path]) -> tuple[list[dict[str, Any]], list[str], 
     tasks = sorted(by_task, key=catalogue_order)
     hashes = {t: task_hash(find_task(t)) for t in tasks}  # each reads the task's and app's files
     stale = [t for t in tasks if any(r.get("task_hash") != hashes[t] for r in by_task[t])]
+    checks = {c: k for k, c in enumerate(CHECKS)}
+    modes = {m: k for k, m in enumerate((TIMELINE, *MODES))}
+
+    def place(row: dict[str, Any]) -> tuple[int, int, int]:
+        check = checks.get(row["check"], len(checks))
+        return check, row.get("evidence", 0), modes.get(row["mode"], len(modes))
+
+    for t in tasks:
+        by_task[t].sort(key=place)  # stable: a mode's seeds stay in order
     return [r for t in tasks for r in by_task[t]], tasks, stale
 
 

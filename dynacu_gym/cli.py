@@ -25,11 +25,16 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from dynacu_gym.audit import STEP_S
+from dynacu_gym.audit import CHECKS, STEP_S
 from dynacu_gym.evaluation import BACKENDS
 from dynacu_gym.modes import CLOCKS
 from dynacu_gym.runtime.process import exit_on_sigterm
 from dynacu_gym.tasks import CATEGORIES, TaskFormatError, catalogue_order, find_task, task_folders
+
+
+def _names(listed: str) -> list[str]:
+    """The names in a comma-separated argument, stripped, empty ones left out."""
+    return [name.strip() for name in listed.split(",") if name.strip()]
 
 
 def select_tasks(patterns: str | None) -> list[str]:
@@ -233,7 +238,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     from dynacu_gym.evaluation import evaluate, summary_rows
 
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    modes = _names(args.modes)
     lines = evaluate(
         _agent_spec(args),
         select_tasks(args.tasks),
@@ -264,7 +269,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     from dynacu_gym.evaluation import evaluate
 
     out = Path(args.out)
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    modes = _names(args.modes)
     lines = evaluate(
         _agent_spec(args),
         select_tasks(args.tasks),
@@ -330,10 +335,20 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from dynacu_gym.audit import AuditError, render_summary, run_audit
+    from dynacu_gym.modes import MODES
 
     tasks = select_tasks(args.tasks)
     try:
-        rows = run_audit(tasks, Path(args.out), args.seeds, args.workers, args.step, args.seed)
+        rows = run_audit(
+            tasks,
+            Path(args.out),
+            args.seeds,
+            args.workers,
+            args.step,
+            args.seed,
+            checks=_names(args.checks) if args.checks else CHECKS,
+            modes=_names(args.modes) if args.modes else MODES,
+        )
     except AuditError as e:
         raise ValueError(str(e)) from e
     summary = render_summary(rows, tasks, args.step)
@@ -425,10 +440,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"an agent's seconds per step: the watcher looks this often "
                         f"(default: {STEP_S:g})")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="base seed of every episode's seed")
+    p.add_argument("--checks", help=f"comma-separated checks to run (default: all: "
+                                    f"{','.join(CHECKS)})")  # fmt: skip
+    p.add_argument("--modes", help="comma-separated modes the evidence and silent checks watch "
+                                   "in (default: every preset); with --checks, a partial audit "
+                                   "that audit-merge lays over a whole one")  # fmt: skip
     p.set_defaults(func=_cmd_audit)
 
     p = sub.add_parser("audit-merge", help="one audit from audits run in parts")
-    p.add_argument("dirs", nargs="+", help="audit folders; a task's rows come from the last")
+    p.add_argument("dirs", nargs="+", help="audit folders; a task's rows of a check and mode "
+                                           "come from the last")  # fmt: skip
     p.add_argument("--out", required=True, help="where to write audit.md and audit.jsonl")
     p.add_argument("--step", type=float, default=STEP_S,
                    help=f"the --step the audits ran with (default: {STEP_S:g})")  # fmt: skip

@@ -710,6 +710,54 @@ def test_audits_run_in_parts_merge_and_flag_the_tasks_changed_since(tmp_path):
         merge_audits([tmp_path / "nowhere"])
 
 
+def test_a_partial_audit_replaces_only_the_checks_and_modes_it_judged(tmp_path):
+    hashed = task_hash(find_task("A1"))
+    whole = [
+        {"task": "A1", "check": "solvable", "mode": "aoi_interactive", "repeat": k, "ok": True}
+        for k in range(3)
+    ]
+    whole += [
+        _evidence_row("A1", n, "visual", m, seen=True)
+        for n in (1, 2)
+        for m in ("timeline", "standard", "aoi_visual")
+    ]
+    # Judged again: standard_structured (new) and the timeline (its mode gained the lists).
+    again = [
+        _evidence_row("A1", n, "visual", m, seen=True, listed=n == 1)
+        for n in (1, 2)
+        for m in ("timeline", "standard_structured")
+    ]
+    write_audit(tmp_path / "whole", whole, ["A1"])
+    write_audit(tmp_path / "lists", [{**r, "task_hash": hashed} for r in again], ["A1"])
+    merged, tasks, stale = merge_audits([tmp_path / "whole", tmp_path / "lists"])
+    assert tasks == ["A1"] and stale == ["A1"]  # the whole audit's rows carry no hash here
+    assert [r["repeat"] for r in merged if r["check"] == "solvable"] == [0, 1, 2]
+    evidence = [(r["evidence"], r["mode"], r.get("listed")) for r in merged[3:]]
+    assert evidence == [
+        (n, m, (n == 1) if m in ("timeline", "standard_structured") else None)
+        for n in (1, 2)
+        for m in ("timeline", "standard", "standard_structured", "aoi_visual")
+    ]
+
+
+def test_the_audit_scope_names_what_it_expected():
+    assert audit.check_audit_scope(["silent", "evidence"], ["aoi_full", "standard"]) == (
+        ["evidence", "silent"],
+        ["standard", "aoi_full"],
+    )
+    assert audit.check_audit_scope(["null"], []) == (["null"], [])
+    # A channel set that is a preset is known by its name.
+    assert audit.check_audit_scope(["evidence"], ["elements"])[1] == ["standard_structured"]
+    with pytest.raises(ValueError, match="unknown audit check 'evidense'; expected some of"):
+        audit.check_audit_scope(["evidense"], ["standard"])
+    with pytest.raises(ValueError, match="watches the preset modes, not 'elements\\+narration'"):
+        audit.check_audit_scope(["evidence"], ["narration+elements"])
+    with pytest.raises(ValueError, match="watch in modes: expected at least one"):
+        audit.check_audit_scope(["silent"], [])
+    with pytest.raises(ValueError, match="expected at least one audit check"):
+        audit.check_audit_scope([], ["standard"])
+
+
 def test_ocr_reads_a_small_caption_light_on_dark(tmp_path):
     # A9's artwork caption (14 px, white on dark over the art), from a real screenshot: read at
     # screen size, tesseract gave "Priya’: oint 3 Fairer for low income:".
