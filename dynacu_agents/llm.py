@@ -12,6 +12,16 @@ current screenshot and the step's keyframes as PNG images. The model answers wit
 line in the text form :func:`dynacu_gym.actions.parse_action` reads; a reply without one is
 sent back once with the parse error, and a second miss becomes an invalid action the env
 reports as an agent mistake.
+
+A turn of text alone is sent as a string (many chat templates take nothing else); images go
+as content parts only when sent. Screenshots are fitted to the image size the model prefers
+and its coordinates read in the space it was trained on (:mod:`dynacu_agents.coords`): the
+prompt states both, and every point is mapped back to screen pixels.
+
+A server that refuses a request (HTTP 4xx but 429) raises :class:`ModelRefused`: the episode
+ends as the agent's failure, with the server's message, and is not retried. 429 and 5xx are
+retried ``http_retries`` times; a server that cannot be reached raises :class:`LLMError`, an
+infrastructure fault the runner retries.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from dynacu_agents.coords import COORDS, CoordSpace, ImageFit
 from dynacu_gym.actions import (
     MAX_SCROLL,
     MAX_WAIT_S,
@@ -37,6 +48,7 @@ from dynacu_gym.actions import (
     ActionError,
     parse_action,
 )
+from dynacu_gym.episode import AgentFailure
 from dynacu_gym.imaging import encode_png
 
 APIS = ("openai", "anthropic")
@@ -48,6 +60,9 @@ KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 ANTHROPIC_VERSION = "2023-06-01"
 RETRY_STATUSES = frozenset({429})  # and every 5xx
+REASONING_EFFORTS = ("minimal", "low", "medium", "high")
+# Anthropic's extended thinking takes a token budget (at least 1024) rather than an effort.
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
 BACKOFF_S = 0.5  # first pause before a retried request; doubles on each further retry
 MAX_ERROR_CHARS = 500  # characters of a server's error message kept in an LLMError
 INVALID_REPLY = "invalid_reply"  # action type of a reply with no action (the env rejects it)
@@ -57,21 +72,47 @@ GRAMMAR = (
     "wait SECONDS, done"
 )
 
-SYSTEM_PROMPT = f"""\
+
+def system_prompt(coords: CoordSpace | None = None, images: bool = True) -> str:
+    """The instructions of every request: the screen, the record, the actions and the reply.
+
+    ``coords`` states what the model's numbers mean and the size of the image it sees;
+    ``images=False`` tells a text-only model that it gets the record alone.
+    """
+    coords = coords or CoordSpace()
+    if images:
+        seeing = (
+            "Each turn you receive the observation record (the task, your prior actions, any "
+            "audio transcript, the list of keyframes and your narration notes), the current "
+            "screenshot, and the keyframes: frames of what the screen showed since your last "
+            "action, each labelled with its time in seconds since the task started. "
+            + coords.describe()
+        )
+    else:
+        seeing = (
+            "Each turn you receive the observation record (the task, your prior actions, any "
+            "audio transcript, the list of keyframes, the page's elements where it has them, "
+            "and your narration notes); you are shown no images. Coordinates are pixels of the "
+            f"{SCREEN_WIDTH}x{SCREEN_HEIGHT} screen: x from 0 (left) to {SCREEN_WIDTH - 1} "
+            f"(right), y from 0 (top) to {SCREEN_HEIGHT - 1} (bottom)."
+        )
+    where = (
+        ""
+        if not images or coords.name == "screen"
+        else f" Positions in the record (prior actions, page elements) are {SCREEN_WIDTH}x"
+        f"{SCREEN_HEIGHT} screen pixels; your click X Y is in the coordinates above."
+    )
+    return f"""\
 You operate a web page in a Chromium browser on a {SCREEN_WIDTH}x{SCREEN_HEIGHT} screen, as a \
 person at a computer would. The page runs in real time: sound plays, content changes and time \
 passes while you think.
 
-Each turn you receive the observation record (the task, your prior actions, any audio \
-transcript, the list of keyframes and your narration notes), the current screenshot, and the \
-keyframes: frames of what the screen showed since your last action, each labelled with its \
-time in seconds since the task started. Coordinates are screen pixels: x from 0 (left) to \
-{SCREEN_WIDTH - 1} (right), y from 0 (top) to {SCREEN_HEIGHT - 1} (bottom).
+{seeing}{where}
 
 The actions, in the exact form to write them:
 {GRAMMAR}
 
-- click X Y: click at pixel (X, Y).
+- click X Y: click at the point (X, Y).
 - click [N]: click the centre of element [N] of the [PAGE ELEMENTS] list, where the record \
 has one (the list is the page's at the screenshot; its numbers change every step).
 - type "text": type the text where the focus is (click a field first). Inside the quotes \
@@ -93,6 +134,9 @@ Example:
 click 640 400  # narration: a toast said the order code is E-4012
 """
 
+
+SYSTEM_PROMPT = system_prompt()  # screen coordinates, full-size images
+
 RETRY_PROMPT = (
     "Your reply has no valid action: {error}\n"
     "Reply with exactly one action line, one of: " + GRAMMAR
@@ -103,7 +147,7 @@ _LABEL = re.compile(r"^(?:[-*>]\s+|(?:next\s+)?action\s*:\s*)", re.IGNORECASE)
 
 
 class LLMError(RuntimeError):
-    """The model server could not be reached or refused the request.
+    """The model server could not be reached, or answered with no reply (an infrastructure fault).
 
     Attributes:
         status: the HTTP status code, or None when no answer came.
@@ -112,6 +156,18 @@ class LLMError(RuntimeError):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class ModelRefused(LLMError, AgentFailure):
+    """The model server refused the request (HTTP 4xx but 429): the agent's failure.
+
+    A bad request, a missing model, an image too large, a context overflow or a key refused
+    would be refused again: the episode ends, keeping the server's message.
+    """
+
+    def __init__(self, message: str, status: int | None = None, info: Any = None) -> None:
+        LLMError.__init__(self, message, status)
+        self.info = dict(info or {})
 
 
 def _clean_line(line: str) -> str:
@@ -139,21 +195,45 @@ def _candidates(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def parse_reply(text: str) -> dict[str, Any]:
-    """The action in a model's reply, as :func:`parse_action` gives it.
+_NUMBER = r"([-+]?[\d.]+(?:e[-+]?\d+)?)"
+_CLICK_AT = re.compile(rf"^click\s+{_NUMBER}\s*,?\s+{_NUMBER}(?=\s|$)", re.I)
+
+
+def to_screen_line(line: str, coords: CoordSpace) -> str:
+    """``line`` with a ``click X Y`` in ``coords`` rewritten to screen pixels.
+
+    Raises:
+        ActionError: the point is outside the space (see :meth:`CoordSpace.to_screen`).
+    """
+    match = _CLICK_AT.match(line)
+    if match is None or coords.name == "screen":
+        return line  # screen pixels: parse_action checks them
+    try:
+        x, y = float(match.group(1)), float(match.group(2))
+    except ValueError:
+        return line  # not numbers after all: parse_action says what was expected
+    sx, sy = coords.to_screen(x, y)
+    return f"click {sx} {sy}{line[match.end() :]}"
+
+
+def parse_reply(text: str, coords: CoordSpace | None = None) -> dict[str, Any]:
+    """The action in a model's reply, as :func:`parse_action` gives it, in screen pixels.
 
     The action is the last line of the last fenced code block that parses, else the last
     non-empty line of the reply that parses; prose around it, a leading ``Action:`` and
     backticks are tolerated. A narration written on the line after the action (starting with
-    ``#``) is joined to it.
+    ``#``) is joined to it. A click's point is read in ``coords`` (default: screen pixels)
+    and mapped to the screen.
 
     Raises:
         ActionError: no line is an action; the message is the parse error of the most likely
-            line.
+            line (a point outside the coordinate space among them).
     """
+    coords = coords or CoordSpace()
     first_error: ActionError | None = None
     for line, after in _candidates(text):
         try:
+            line = to_screen_line(line, coords)
             action = parse_action(line)
         except ActionError as e:
             first_error = first_error or e
@@ -200,6 +280,41 @@ class MessagePart:
     png: str = ""
 
 
+FULL_SIZE = ImageFit()  # the screen as it is
+
+
+def observation_parts(
+    observation: dict[str, Any], fit: ImageFit | None = FULL_SIZE, max_keyframes: int | None = None
+) -> list[MessagePart]:
+    """One observation as message parts: the record, then the labelled screenshot and keyframes.
+
+    Images are fitted with ``fit`` and PNG-encoded; ``fit=None`` sends the record alone. Only
+    the last ``max_keyframes`` keyframes go (None: all).
+    """
+    parts = [MessagePart(text=str(observation.get("record") or observation.get("instruction", "")))]
+    if fit is None:
+        return parts
+    elapsed = float(observation.get("elapsed", 0.0))
+    parts.append(MessagePart(text=f"Screenshot now (t = {elapsed:.1f}s):"))
+    parts.append(MessagePart(png=png_of(observation["screenshot"], fit)))
+    count = int(observation.get("keyframe_count", 0))
+    if count <= 0 or "keyframes" not in observation:
+        return parts
+    first = 0 if max_keyframes is None else max(0, count - max_keyframes)
+    times = observation.get("keyframe_times")
+    for i in range(first, count):
+        when = f" at {float(times[i]):.1f}s" if times is not None else ""
+        parts.append(MessagePart(text=f"Keyframe {i + 1}{when}:"))
+        parts.append(MessagePart(png=png_of(observation["keyframes"][i], fit)))
+    return parts
+
+
+def png_of(image: Any, fit: ImageFit = FULL_SIZE) -> str:
+    """``image`` (a screen-sized frame) fitted with ``fit``, as base64 PNG."""
+    frame = fit.apply(np.asarray(image, dtype=np.uint8))
+    return base64.b64encode(encode_png(frame, level=3)).decode("ascii")
+
+
 @dataclass
 class _StepCalls:
     """What the HTTP calls of one step cost."""
@@ -207,7 +322,20 @@ class _StepCalls:
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    reasoning_tokens: int = 0
     latency_s: float = 0.0
+
+    def info(self) -> dict[str, Any]:
+        """The agent info fields of these calls (reasoning tokens only where counted)."""
+        out: dict[str, Any] = {
+            "calls": self.calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        }
+        if self.reasoning_tokens:
+            out["reasoning_tokens"] = self.reasoning_tokens
+        out["latency_s"] = round(self.latency_s, 4)
+        return out
 
 
 class LLMAgent:
@@ -227,7 +355,17 @@ class LLMAgent:
         images: send the screenshot and keyframes (False: the record text only).
         max_keyframes: send only the last this many keyframes of a step (None: all).
         image_width: shrink images to this width in pixels, keeping the aspect (None: full
-            size).
+            size); the same as ``image_size=str(image_width)``.
+        image_size: the image the model sees (:meth:`ImageFit.parse`): ``"full"``, a long
+            side (``"1024"``) or a fixed size the screen is scaled into and padded
+            (``"1024x768"``); ``image`` coordinates are its pixels.
+        coords: what the model's numbers mean (:data:`dynacu_agents.coords.COORDS`):
+            ``screen`` pixels, ``image`` pixels, ``norm1000`` (0-1000 of the image: UI-TARS,
+            Gemini) or ``norm1``.
+        max_completion_tokens: send the reply cap as ``max_completion_tokens`` (what OpenAI's
+            reasoning models take) instead of ``max_tokens``; openai api only.
+        reasoning_effort: ``minimal``, ``low``, ``medium`` or ``high`` for a reasoning model
+            (openai: ``reasoning_effort``); None sends none.
         http_retries: retries of a request answered 429 or 5xx.
 
     Raises:
@@ -250,9 +388,24 @@ class LLMAgent:
         max_keyframes: int | None = None,
         image_width: int | None = None,
         http_retries: int = 2,
+        image_size: str | ImageFit | None = None,
+        coords: str = "screen",
+        max_completion_tokens: bool = False,
+        reasoning_effort: str | None = None,
     ) -> None:
         if api not in APIS:
             raise ValueError(f"expected api in {APIS}, got {api!r}")
+        if coords not in COORDS:
+            raise ValueError(f"expected coords in {', '.join(COORDS)}, got {coords!r}")
+        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(
+                f"expected reasoning_effort in {', '.join(REASONING_EFFORTS)} or None, "
+                f"got {reasoning_effort!r}"
+            )
+        if max_completion_tokens and api != "openai":
+            raise ValueError("max_completion_tokens is a field of the openai api only")
+        if image_width is not None and image_size is not None:
+            raise ValueError("give image_width or image_size, not both")
         if not isinstance(model, str) or not model:
             raise ValueError(f"expected a model name, got {model!r}")
         if max_keyframes is not None and max_keyframes < 0:
@@ -279,6 +432,16 @@ class LLMAgent:
         self.images = images
         self.max_keyframes = max_keyframes
         self.image_width = image_width
+        if isinstance(image_size, ImageFit):
+            fit = image_size
+        elif image_size is not None:
+            fit = ImageFit.parse(image_size)
+        else:
+            fit = ImageFit.long_side(image_width) if image_width is not None else ImageFit()
+        self.coords = CoordSpace(coords, fit)
+        self.max_completion_tokens = max_completion_tokens
+        self.reasoning_effort = reasoning_effort
+        self.system_prompt = system_prompt(self.coords, images)
         self.http_retries = http_retries
         self.instruction = ""
         self.total_input_tokens = 0
@@ -311,16 +474,32 @@ class LLMAgent:
             or "").
 
         Raises:
-            LLMError: the server could not be reached or refused the request.
+            LLMError: the server could not be reached, or answered with no reply.
+            ModelRefused: the server refused the request (the agent's failure).
         """
         turns: list[tuple[str, list[MessagePart]]] = [("user", self.observation_parts(observation))]
         cost = _StepCalls()
+        try:
+            return self._act(turns, cost)
+        except ModelRefused as e:
+            self._count(cost)
+            e.info = cost.info()
+            raise
+
+    def _count(self, cost: _StepCalls) -> None:
+        self.total_calls += cost.calls
+        self.total_input_tokens += cost.input_tokens
+        self.total_output_tokens += cost.output_tokens
+
+    def _act(
+        self, turns: list[tuple[str, list[MessagePart]]], cost: _StepCalls
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         reply = self._complete(turns, cost)
         retried = False
         parse_error = ""
         action: dict[str, Any]
         try:
-            action = parse_reply(reply)
+            action = parse_reply(reply, self.coords)
         except ActionError as e:
             retried = True
             parse_error = str(e)
@@ -330,18 +509,13 @@ class LLMAgent:
             turns.append(("user", [MessagePart(text=RETRY_PROMPT.format(error=parse_error))]))
             reply = self._complete(turns, cost)
             try:
-                action = parse_reply(reply)
+                action = parse_reply(reply, self.coords)
             except ActionError as e2:
                 parse_error = str(e2)
                 action = {"type": INVALID_REPLY, "raw": reply}
-        self.total_calls += cost.calls
-        self.total_input_tokens += cost.input_tokens
-        self.total_output_tokens += cost.output_tokens
+        self._count(cost)
         info = {
-            "calls": cost.calls,
-            "input_tokens": cost.input_tokens,
-            "output_tokens": cost.output_tokens,
-            "latency_s": round(cost.latency_s, 4),
+            **cost.info(),
             "retried": retried,
             "reply": reply,
             "parse_error": parse_error,
@@ -352,56 +526,45 @@ class LLMAgent:
 
     def observation_parts(self, observation: dict[str, Any]) -> list[MessagePart]:
         """The user message for one observation: the record, then labelled images."""
-        parts = [
-            MessagePart(text=str(observation.get("record") or observation.get("instruction", "")))
-        ]
-        if not self.images:
-            return parts
-        elapsed = float(observation.get("elapsed", 0.0))
-        parts.append(MessagePart(text=f"Screenshot now (t = {elapsed:.1f}s):"))
-        parts.append(MessagePart(png=self._png(observation["screenshot"])))
-        count = int(observation.get("keyframe_count", 0))
-        if count <= 0 or "keyframes" not in observation:
-            return parts
-        first = 0 if self.max_keyframes is None else max(0, count - self.max_keyframes)
-        times = observation.get("keyframe_times")
-        for i in range(first, count):
-            when = f" at {float(times[i]):.1f}s" if times is not None else ""
-            parts.append(MessagePart(text=f"Keyframe {i + 1}{when}:"))
-            parts.append(MessagePart(png=self._png(observation["keyframes"][i])))
-        return parts
-
-    def _png(self, image: Any) -> str:
-        frame = np.asarray(image, dtype=np.uint8)
-        if self.image_width is not None:
-            frame = downscale(frame, self.image_width)
-        return base64.b64encode(encode_png(frame, level=3)).decode("ascii")
+        return observation_parts(
+            observation, self.coords.fit if self.images else None, self.max_keyframes
+        )
 
     # ---- the wire -----------------------------------------------------------------------------
 
     def request_body(self, turns: list[tuple[str, list[MessagePart]]]) -> dict[str, Any]:
-        """The JSON body of a request for these turns, in this agent's wire format."""
+        """The JSON body of a request for these turns, in this agent's wire format.
+
+        A turn of text alone is one string (chat templates of many local models take no
+        other); a turn with images is a list of parts.
+        """
         if self.api == "openai":
-            messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
+            messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
             for role, parts in turns:
-                if role == "assistant":
-                    messages.append({"role": role, "content": parts[0].text})
-                    continue
-                content = [
-                    {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{p.png}"}}
-                    if p.png
-                    else {"type": "text", "text": p.text}
-                    for p in parts
-                ]
+                content: Any
+                if not any(p.png for p in parts):
+                    content = "\n\n".join(p.text for p in parts)
+                else:
+                    content = [
+                        {"type": "image_url", "image_url": {"url": _data_url(p.png)}}
+                        if p.png
+                        else {"type": "text", "text": p.text}
+                        for p in parts
+                    ]
                 messages.append({"role": role, "content": content})
-            return {
-                "model": self.model,
-                "messages": messages,
-                "max_tokens": self.max_tokens,
-                "temperature": self.temperature,
-            }
+            body: dict[str, Any] = {"model": self.model, "messages": messages}
+            body["max_completion_tokens" if self.max_completion_tokens else "max_tokens"] = (
+                self.max_tokens
+            )
+            body["temperature"] = self.temperature
+            if self.reasoning_effort is not None:
+                body["reasoning_effort"] = self.reasoning_effort
+            return body
         messages = []
         for role, parts in turns:
+            if not any(p.png for p in parts):
+                messages.append({"role": role, "content": "\n\n".join(p.text for p in parts)})
+                continue
             content = [
                 {
                     "type": "image",
@@ -412,13 +575,20 @@ class LLMAgent:
                 for p in parts
             ]
             messages.append({"role": role, "content": content})
-        return {
+        body = {
             "model": self.model,
-            "system": SYSTEM_PROMPT,
+            "system": self.system_prompt,
             "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
             "messages": messages,
         }
+        if self.reasoning_effort is not None:
+            # Extended thinking: a budget by effort; Anthropic takes no temperature with it.
+            budget = THINKING_BUDGETS[self.reasoning_effort]
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            body["max_tokens"] = self.max_tokens + budget
+        else:
+            body["temperature"] = self.temperature
+        return body
 
     def _headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json"}
@@ -434,14 +604,9 @@ class LLMAgent:
         """Send the turns and return the reply text, adding the call's cost to ``cost``."""
         answer = self._post(json.dumps(self.request_body(turns)).encode("utf-8"), cost)
         try:
+            _add_usage(cost, answer.get("usage") or {})
             if self.api == "openai":
-                usage = answer.get("usage") or {}
-                cost.input_tokens += int(usage.get("prompt_tokens") or 0)
-                cost.output_tokens += int(usage.get("completion_tokens") or 0)
                 return _text_of(answer["choices"][0]["message"].get("content"))
-            usage = answer.get("usage") or {}
-            cost.input_tokens += int(usage.get("input_tokens") or 0)
-            cost.output_tokens += int(usage.get("output_tokens") or 0)
             return _text_of(answer["content"])
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as e:
             raise LLMError(
@@ -467,7 +632,11 @@ class LLMAgent:
                 if retry and attempt < self.http_retries:
                     time.sleep(BACKOFF_S * 2**attempt)
                     continue
-                raise LLMError(f"{url} answered HTTP {e.code}: {message}", status=e.code) from e
+                text = f"{url} answered HTTP {e.code}: {message}"
+                if 400 <= e.code < 500 and e.code not in RETRY_STATUSES:
+                    refused = f"the model server refused the request: {text}"
+                    raise ModelRefused(refused, e.code) from e
+                raise LLMError(text, status=e.code) from e
             except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
                 cost.latency_s += time.monotonic() - t
                 reason = getattr(e, "reason", e)
@@ -495,6 +664,34 @@ def _text_of(content: Any) -> str:
         for block in content
         if isinstance(block, dict) and block.get("type") == "text"
     )
+
+
+def _data_url(png: str) -> str:
+    return f"data:image/png;base64,{png}"
+
+
+def _add_usage(cost: _StepCalls, usage: dict[str, Any]) -> None:
+    """Add a reply's token counts to ``cost``, in whichever format the server reports them.
+
+    OpenAI's ``prompt_tokens`` / ``completion_tokens`` (with ``completion_tokens_details.
+    reasoning_tokens``), Anthropic's ``input_tokens`` (plus cache reads and writes) /
+    ``output_tokens``; a server that reports none adds nothing.
+    """
+
+    def number(value: Any) -> int:
+        try:
+            return max(0, int(value or 0))
+        except (TypeError, ValueError):
+            return 0
+
+    cost.input_tokens += number(usage.get("prompt_tokens")) + number(usage.get("input_tokens"))
+    cost.input_tokens += number(usage.get("cache_creation_input_tokens"))
+    cost.input_tokens += number(usage.get("cache_read_input_tokens"))
+    cost.output_tokens += number(usage.get("completion_tokens"))
+    cost.output_tokens += number(usage.get("output_tokens"))
+    details = usage.get("completion_tokens_details") or usage.get("output_tokens_details") or {}
+    if isinstance(details, dict):
+        cost.reasoning_tokens += number(details.get("reasoning_tokens"))
 
 
 def _error_message(raw: bytes) -> str:

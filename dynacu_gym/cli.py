@@ -174,6 +174,14 @@ def _agent_spec(args: argparse.Namespace) -> Any:
             options["max_keyframes"] = args.max_keyframes
         if args.image_width is not None:
             options["image_width"] = args.image_width
+        if args.image_size is not None:
+            options["image_size"] = args.image_size
+        if args.coords is not None:
+            options["coords"] = args.coords
+        if args.max_completion_tokens:
+            options["max_completion_tokens"] = True
+        if args.reasoning_effort is not None:
+            options["reasoning_effort"] = args.reasoning_effort
     elif args.model:
         raise ValueError("--model is for --agent llm")
     return AgentSpec(args.agent, options)
@@ -198,6 +206,17 @@ def _add_agent_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-images", action="store_true", help="llm: send the record text only")
     g.add_argument("--max-keyframes", type=int, help="llm: send at most this many keyframes")
     g.add_argument("--image-width", type=int, help="llm: downscale images to this width")
+    g.add_argument("--image-size", help="llm: the image the model sees: full, a long side "
+                   "(1024), a size to pad into (1024x768) or to stretch to "
+                   "(1288x728:stretch)")  # fmt: skip
+    g.add_argument("--coords",
+                   help="llm: what the model's numbers mean: screen pixels (default), image "
+                   "pixels, norm1000 (0-1000 of the image) or norm1")  # fmt: skip
+    g.add_argument("--max-completion-tokens", action="store_true",
+                   help="llm (openai): send the cap as max_completion_tokens "
+                   "(reasoning models)")  # fmt: skip
+    g.add_argument("--reasoning-effort", help="llm: a reasoning model's effort: minimal, low, "
+                   "medium or high (anthropic: a thinking budget)")  # fmt: skip
 
 
 def _add_run_flags(p: argparse.ArgumentParser) -> None:
@@ -215,6 +234,9 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variety", action="store_true",
                    help="each seed plays one of the task's variants (default: variant 0, the "
                    "benchmark's)")  # fmt: skip
+    p.add_argument("--max-steps", type=int,
+                   help="end each episode after this many steps (default: the task's own "
+                   "limit, the benchmark's; fewer is a quick look, not a result)")  # fmt: skip
     p.add_argument("--backend", choices=BACKENDS, default="local",
                    help="local: worker processes here (default); ray: actors on a Ray "
                    "cluster")  # fmt: skip
@@ -224,12 +246,16 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _env_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The env keyword arguments of ``--clock`` and ``--variety``, where they are not defaults."""
+    """The env keyword arguments of ``--clock``, ``--variety`` and ``--max-steps``, where given."""
     options: dict[str, Any] = {}
     if args.clock != "realtime":
         options["clock"] = args.clock
     if args.variety:
         options["variety"] = True
+    if args.max_steps is not None:
+        if args.max_steps < 1:
+            raise ValueError(f"expected --max-steps >= 1, got {args.max_steps}")
+        options["max_episode_steps"] = args.max_steps
     return options
 
 

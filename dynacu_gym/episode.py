@@ -19,8 +19,26 @@ from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.tasks import PLACEHOLDER, AnswerSpec, TaskSpec
 
 PERCEPTION_TIMINGS = ("capture", "keyframes", "asr", "tts")  # info["timings"] keys summed
+AGENT_FAILURE = "agent_failure"  # the result of an episode the agent could not go on with
 # The page's verdicts of heard speech (the runtime's DynaCU.verdicts); none on a page without it.
 VERDICTS_SCRIPT = "() => (window.DynaCU && window.DynaCU.verdicts) || []"
+
+
+class AgentFailure(RuntimeError):
+    """The agent cannot go on: its model server refused a request, say (HTTP 400, 401, 413).
+
+    Raised from an agent's ``act``, it ends the episode as the agent's failure (result
+    ``"agent_failure"``, the message kept), never as an infrastructure fault: running the
+    episode again would only meet the same refusal.
+
+    Attributes:
+        info: the step's agent info so far (``calls``, tokens, ``latency_s``), counted into
+            the episode's totals.
+    """
+
+    def __init__(self, message: str, info: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.info = dict(info or {})
 
 
 @dataclass
@@ -30,7 +48,8 @@ class EpisodeResult:
     Attributes:
         task: task id.
         seed: the reset seed.
-        result: the page's final ``getTaskResult()`` value (or ``infra_error``).
+        result: the page's final ``getTaskResult()`` value (or ``infra_error``, or
+            ``agent_failure`` when the agent could not go on: see :class:`AgentFailure`).
         success: whether the page reported the task's success value.
         reward: total reward.
         credit: the share of the task's checklist held at the end (1.0 on success; a task
@@ -39,11 +58,13 @@ class EpisodeResult:
         steps: actions taken.
         seconds: wall time from reset to the end.
         infra_error: what failed, when the episode ended on an infrastructure fault.
+        agent_failure: why the agent could not go on, when it could not (the server's message).
         errors: agent mistakes reported during the episode.
         agent_seconds: time spent in the agent's ``act`` (thinking, model calls).
         perception_seconds: time steps spent observing, by channel (screenshot capture,
             keyframes, ASR, TTS), from ``info["timings"]``.
-        tokens: model tokens the agent reported (``input``, ``output``).
+        tokens: model tokens the agent reported (``input``, ``output``, and ``reasoning``
+            where its server counts them: a part of ``output``).
         llm_calls: model calls the agent reported.
         clock: how the page's time passed: ``"realtime"`` (the benchmark's) or ``"paused"``.
         variety: whether each reset drew one of the task's variants.
@@ -66,6 +87,7 @@ class EpisodeResult:
     credit: float = 0.0
     checklist: dict[str, bool] = field(default_factory=dict)
     infra_error: str = ""
+    agent_failure: str = ""
     errors: list[str] = field(default_factory=list)
     agent_seconds: float = 0.0
     perception_seconds: dict[str, float] = field(default_factory=dict)
@@ -201,13 +223,26 @@ def run_episode(
     agent_seconds, tokens, calls = 0.0, {"input": 0, "output": 0}, 0
     perception = dict.fromkeys(PERCEPTION_TIMINGS, 0.0)
     said: list[Said] = []
+    truncated, agent_failure = False, ""
+
+    def count(agent_info: Mapping[str, Any]) -> None:
+        nonlocal calls
+        for name in ("input", "output", "reasoning"):
+            if agent_info.get(f"{name}_tokens"):
+                tokens[name] = tokens.get(name, 0) + int(agent_info[f"{name}_tokens"])
+        calls += int(agent_info.get("calls", 0))
+
     while True:
         t = time.monotonic()
-        action, agent_info = agent.act(obs)
+        try:
+            action, agent_info = agent.act(obs)
+        except AgentFailure as e:
+            agent_seconds += time.monotonic() - t
+            count(e.info)
+            result, agent_failure = AGENT_FAILURE, str(e)
+            break
         agent_seconds += time.monotonic() - t
-        tokens["input"] += int(agent_info.get("input_tokens", 0))
-        tokens["output"] += int(agent_info.get("output_tokens", 0))
-        calls += int(agent_info.get("calls", 0))
+        count(agent_info)
         obs, reward, terminated, truncated, info = env.step(action)
         steps += 1
         total += float(reward)
@@ -248,6 +283,7 @@ def run_episode(
         credit=0.0 if infra_error else credit,
         checklist=checklist,
         infra_error=infra_error,
+        agent_failure=agent_failure,
         errors=errors,
         agent_seconds=agent_seconds,
         perception_seconds={k: round(v, 4) for k, v in perception.items()},

@@ -164,8 +164,8 @@ def run_one(
     """Run one episode in this process and return its line.
 
     ``env``: reuse this env; ``trace``: save the episode's trace there (see
-    :mod:`dynacu_gym.trace`); ``env_options``: keyword arguments of the env when this makes it
-    (see :func:`dynacu_gym.env.make_env`).
+    :mod:`dynacu_gym.trace`); ``env_options``: keyword arguments of the env (see
+    :func:`dynacu_gym.env.make_env`), used when this makes it and recorded in the line.
     """
     import gymnasium as gym
 
@@ -205,10 +205,12 @@ def run_one(
         tokens=outcome.tokens,
         llm_calls=outcome.llm_calls,
         infra_error=outcome.infra_error,
+        agent_failure=outcome.agent_failure,
         attempts=1,
         agent_errors=len(outcome.errors),
         clock=outcome.clock,
         variety=outcome.variety,
+        max_episode_steps=(env_options or {}).get("max_episode_steps"),
         variant=outcome.variant,
         heard=outcome.heard,
         said=outcome.said,
@@ -238,6 +240,7 @@ def _infra_line(
         tokens={"input": 0, "output": 0},
         llm_calls=0,
         infra_error=error,
+        agent_failure="",
         attempts=attempts,
         agent_errors=0,
         **setting_of(env_options or {}),
@@ -296,7 +299,7 @@ class EpisodeHost:
                 self._env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **self.env_options)
                 self._key = (spec.task, spec.mode)
             trace = trace_dir(self.traces, spec, self.agent) if self.traces is not None else None
-            return "done", run_one(spec, self.agent, self._env, trace)
+            return "done", run_one(spec, self.agent, self._env, trace, self.env_options)
         except Exception as e:  # noqa: BLE001 - reported to the scheduler, which retries it
             tail = traceback.format_exc(limit=3).strip().splitlines()[-1]
             self.close()
@@ -519,7 +522,8 @@ def evaluate(
 
 
 def _describe(setting: dict[str, Any]) -> str:
-    return ", ".join(f"{key}={value}" for key, value in setting.items())
+    """A setting in words; a key left at None (each task's own step limit) goes unsaid."""
+    return ", ".join(f"{key}={value}" for key, value in setting.items() if value is not None)
 
 
 def _run_workers(

@@ -302,11 +302,22 @@ def _check_spoken_answers(entries: Any, where: str) -> None:
 
 
 # How the benchmark's episodes run: in real time, on each task's variant 0.
-BENCHMARK_SETTING: dict[str, Any] = {"clock": "realtime", "variety": False}
+# The benchmark's setting: real time, variant 0, each task's own step limit (None).
+BENCHMARK_SETTING: dict[str, Any] = {
+    "clock": "realtime",
+    "variety": False,
+    "max_episode_steps": None,
+}
 
 _LATER_FIELDS: tuple[tuple[str, Any, Callable[[Any], bool], str], ...] = (
     ("clock", BENCHMARK_SETTING["clock"], lambda v: v in CLOCKS, f"one of {CLOCKS}"),
     ("variety", BENCHMARK_SETTING["variety"], lambda v: isinstance(v, bool), "true or false"),
+    (
+        "max_episode_steps",
+        None,
+        lambda v: v is None or (_is_int(v) and v >= 1),
+        "an integer >= 1 or null (the task's own step limit)",
+    ),
     ("variant", 0, lambda v: v is None or (_is_int(v) and v >= 0), "an integer >= 0 or null"),
 )
 
@@ -1150,10 +1161,21 @@ def _overview_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
     out = [f"Episodes: {len(episodes)} (infra failures: {len(infra)})", ""]
     off = [ep for ep in episodes if off_benchmark(ep)]
     if off:
-        settings = sorted({f"clock={ep['clock']}, variety={ep['variety']}" for ep in off})
+        settings = sorted(
+            {
+                f"clock={ep['clock']}, variety={ep['variety']}"
+                + (
+                    f", max_episode_steps={ep['max_episode_steps']}"
+                    if ep["max_episode_steps"]
+                    else ""
+                )
+                for ep in off
+            }
+        )
         out += [
             f"Not the benchmark's setting: {len(off)} episodes ran with "
-            f"{'; '.join(settings)} (the benchmark runs in real time, on variant 0).",
+            f"{'; '.join(settings)} (the benchmark runs in real time, on variant 0, to each "
+            "task's own step limit).",
             "",
         ]
     older = sorted(

@@ -16,8 +16,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dynacu_agents.llm import SYSTEM_PROMPT, LLMAgent, LLMError, downscale, parse_reply
+from dynacu_agents.coords import CoordSpace, ImageFit
+from dynacu_agents.llm import (
+    SYSTEM_PROMPT,
+    LLMAgent,
+    LLMError,
+    ModelRefused,
+    parse_reply,
+    system_prompt,
+)
 from dynacu_gym.actions import ActionError, parse_action, validate_action
+from dynacu_gym.episode import AgentFailure
 
 INPUT_TOKENS = 1000  # the fake server's prompt tokens for request n are INPUT_TOKENS + n
 OUTPUT_TOKENS = 7
@@ -39,6 +48,7 @@ class FakeModelServer:
     script: list[str | tuple[int, str]] = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)
     default_reply: str = "wait 1"
+    usage: dict[str, Any] | None = None  # the usage to report instead of the default
 
     def next_answer(self, path: str) -> tuple[int, dict[str, Any]]:
         n = len(self.requests)
@@ -51,7 +61,8 @@ class FakeModelServer:
                 "id": f"chatcmpl-{n}",
                 "object": "chat.completion",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": item}}],
-                "usage": {"prompt_tokens": INPUT_TOKENS + n, "completion_tokens": OUTPUT_TOKENS},
+                "usage": self.usage
+                or {"prompt_tokens": INPUT_TOKENS + n, "completion_tokens": OUTPUT_TOKENS},
             }
         if path == "/v1/messages":
             return 200, {
@@ -60,7 +71,8 @@ class FakeModelServer:
                 "role": "assistant",
                 "content": [{"type": "text", "text": item}],
                 "stop_reason": "end_turn",
-                "usage": {"input_tokens": INPUT_TOKENS + n, "output_tokens": OUTPUT_TOKENS},
+                "usage": self.usage
+                or {"input_tokens": INPUT_TOKENS + n, "output_tokens": OUTPUT_TOKENS},
             }
         return 404, {"error": {"message": f"no route {path}"}}
 
@@ -328,12 +340,24 @@ def test_max_keyframes_keeps_the_last_ones(server) -> None:
     assert len(openai_images(server.requests[0].body)) == 2
 
 
-def test_images_off_sends_the_record_only(server) -> None:
+def test_images_off_sends_the_record_only_as_a_string(server) -> None:
+    # Many local models' chat templates take a message's content as a string, never a list.
+    server.script = ["I cannot tell.", "wait 1"]
     agent = openai_agent(server, images=False)
     agent.act(fake_observation())
-    blocks = server.requests[0].body["messages"][1]["content"]
-    assert [b["type"] for b in blocks] == ["text"]
-    assert "[TASK] Read the code." in blocks[0]["text"]
+    messages = server.requests[1].body["messages"]
+    assert [type(m["content"]) for m in messages] == [str, str, str, str]
+    assert messages[1]["content"].startswith("Observation Record — Step 2")
+    assert "[TASK] Read the code." in messages[1]["content"]
+    assert messages[3]["content"].startswith("Your reply has no valid action")
+    assert "you are shown no images" in messages[0]["content"]
+    assert "screenshot" not in messages[0]["content"].split("\n\n")[1]
+
+
+def test_anthropic_text_turns_are_strings_too(server) -> None:
+    agent = LLMAgent("m", api="anthropic", base_url=server.url, api_key="k", images=False)
+    agent.act(fake_observation())
+    assert server.requests[0].body["messages"][0]["content"].startswith("Observation Record")
 
 
 def test_image_width_downscales_every_image(server) -> None:
@@ -345,15 +369,61 @@ def test_image_width_downscales_every_image(server) -> None:
     assert tuple(png_pixels(images[0])[100, 100]) == (200, 0, 0)
 
 
-def test_downscale_averages_blocks_and_keeps_the_aspect() -> None:
-    image = np.zeros((4, 8, 3), dtype=np.uint8)
-    image[:, 0] = 100  # half of the first 2x2 block
-    out = downscale(image, 4)
-    assert out.shape == (2, 4, 3)
-    assert out[0, 0, 0] == 50 and out[0, 1, 0] == 0
-    odd = downscale(np.zeros((720, 1280, 3), dtype=np.uint8), 500)
-    assert odd.shape == (281, 500, 3)
-    assert downscale(image, 8) is image
+def test_a_fixed_image_size_pads_and_the_prompt_says_so(server) -> None:
+    server.script = ["click 500 500"]  # the middle of the image, in thousandths
+    agent = openai_agent(server, image_size="1024x768", coords="norm1000")
+    action, _ = agent.act(fake_observation(keyframe_count=0))
+    assert action == {"type": "click", "x": 640, "y": 360}
+    (image,) = openai_images(server.requests[0].body)
+    assert png_size(image) == (1024, 768)
+    pixels = png_pixels(image)
+    assert tuple(pixels[95, 500]) == (0, 0, 0) and tuple(pixels[96, 500]) == (200, 0, 0)
+    assert tuple(pixels[671, 500]) == (200, 0, 0) and tuple(pixels[672, 500]) == (0, 0, 0)
+    prompt = server.requests[0].body["messages"][0]["content"]
+    assert "1024x768 pixels, the screen scaled to 1024x576 at (0, 96)" in prompt
+    assert "from 0 to 1000" in prompt and "your click X Y is in the coordinates above" in prompt
+
+
+def test_a_point_off_the_space_is_told_to_the_model_and_then_a_mistake(server) -> None:
+    server.script = ["click 500 50", "click 1200 300"]  # the padding, then off the space
+    agent = openai_agent(server, image_size="1024x768", coords="norm1000")
+    action, info = agent.act(fake_observation())
+    assert action == {"type": "invalid_reply", "raw": "click 1200 300"}
+    retry = server.requests[1].body["messages"][3]["content"]
+    assert "the point (500, 50) lies on the image's padding" in retry
+    assert info["parse_error"] == (
+        "the point (1200, 300) is outside the norm1000 coordinate space; expected "
+        "0 <= x <= 1000 and 0 <= y <= 1000"
+    )
+
+
+def test_image_coordinates_are_pixels_of_the_image_sent(server) -> None:
+    server.script = ["click 1287 727", "click 0.5 0.25"]
+    agent = openai_agent(server, image_size="1288x728:stretch", coords="image")
+    assert agent.act(fake_observation())[0] == {"type": "click", "x": 1279, "y": 719}
+    fractions = openai_agent(server, coords="norm1")
+    assert fractions.act(fake_observation())[0] == {"type": "click", "x": 640, "y": 180}
+
+
+def test_the_prompt_states_each_space() -> None:
+    assert "pixels of the 1280x720 screen: x from 0 (left) to 1279" in SYSTEM_PROMPT
+    small = system_prompt(CoordSpace("screen", ImageFit.long_side(640)))
+    assert "is 640x360 pixels. Coordinates are pixels of the 1280x720 screen (scale up" in small
+    image = system_prompt(CoordSpace("image", ImageFit.parse("1288x728:stretch")))
+    assert "pixels of that image: x from 0 (left) to 1287 (right), y from 0 (top) to 727" in image
+
+
+def test_bad_image_and_coordinate_options_say_what_was_expected() -> None:
+    with pytest.raises(ValueError, match="expected coords in screen, image, norm1000, norm1"):
+        LLMAgent("m", api_key="k", coords="pixels")
+    with pytest.raises(ValueError, match="a size to pad into such as '1024x768'"):
+        LLMAgent("m", api_key="k", image_size="big")
+    with pytest.raises(ValueError, match="image_width or image_size, not both"):
+        LLMAgent("m", api_key="k", image_size="640", image_width=640)
+    with pytest.raises(ValueError, match="reasoning_effort in minimal, low, medium, high"):
+        LLMAgent("m", api_key="k", reasoning_effort="max")
+    with pytest.raises(ValueError, match="max_completion_tokens is a field of the openai api"):
+        LLMAgent("m", api="anthropic", api_key="k", max_completion_tokens=True)
 
 
 # ---- replies --------------------------------------------------------------------------------
@@ -423,14 +493,61 @@ def test_retries_run_out(server) -> None:
     assert len(server.requests) == 2
 
 
-def test_a_401_raises_with_status_and_message(server) -> None:
+def test_a_401_is_a_refusal_with_status_and_message(server) -> None:
     server.script = [(401, "invalid x-api-key " + "z" * 1000)]
     agent = LLMAgent("m", api="anthropic", base_url=server.url, api_key="bad")
-    with pytest.raises(LLMError, match="HTTP 401: invalid x-api-key z") as caught:
+    refused = "refused the request: .* HTTP 401: invalid x-api-key z"
+    with pytest.raises(ModelRefused, match=refused) as caught:
         agent.act(fake_observation())
     assert caught.value.status == 401
-    assert len(str(caught.value)) < 700
+    assert len(str(caught.value)) < 800
     assert len(server.requests) == 1
+    # The agent's failure, not an infrastructure fault: the episode ends, nothing retries it.
+    assert isinstance(caught.value, AgentFailure) and isinstance(caught.value, LLMError)
+
+
+def test_a_refusal_after_a_bad_reply_keeps_the_step_cost(server) -> None:
+    server.script = ["no action here", (400, "the request exceeds the context")]
+    agent = openai_agent(server)
+    with pytest.raises(ModelRefused, match="HTTP 400: the request exceeds the context") as caught:
+        agent.act(fake_observation())
+    assert caught.value.info["calls"] == 2
+    assert caught.value.info["input_tokens"] == INPUT_TOKENS
+    assert agent.total_calls == 2 and len(server.requests) == 2
+
+
+def test_reasoning_models_get_their_fields_and_report_reasoning_tokens(server) -> None:
+    agent = openai_agent(server, max_completion_tokens=True, reasoning_effort="low")
+    server.usage = {
+        "prompt_tokens": 900,
+        "completion_tokens": 300,
+        "completion_tokens_details": {"reasoning_tokens": 256},
+    }
+    _, info = agent.act(fake_observation())
+    body = server.requests[0].body
+    assert body["max_completion_tokens"] == 512 and "max_tokens" not in body
+    assert body["reasoning_effort"] == "low"
+    assert (info["input_tokens"], info["output_tokens"], info["reasoning_tokens"]) == (
+        900,
+        300,
+        256,
+    )
+
+
+def test_anthropic_thinking_and_cache_tokens(server) -> None:
+    agent = LLMAgent("m", api="anthropic", base_url=server.url, api_key="k", reasoning_effort="low")
+    server.usage = {
+        "input_tokens": 10,
+        "cache_read_input_tokens": 1000,
+        "cache_creation_input_tokens": 5,
+        "output_tokens": 40,
+    }
+    _, info = agent.act(fake_observation())
+    body = server.requests[0].body
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert body["max_tokens"] == 512 + 2048 and "temperature" not in body
+    assert (info["input_tokens"], info["output_tokens"]) == (1015, 40)
+    assert "reasoning_tokens" not in info
 
 
 def test_an_unreachable_server_names_the_url() -> None:

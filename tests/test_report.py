@@ -266,8 +266,14 @@ def test_lines_off_the_benchmarks_setting_are_named_apart(tmp_path):
     text = render_markdown(load_episodes_of(tmp_path, _line(), paused))
     assert (
         "Not the benchmark's setting: 1 episodes ran with clock=paused, variety=True "
-        "(the benchmark runs in real time, on variant 0)." in text
+        "(the benchmark runs in real time, on variant 0, to each task's own step limit)." in text
     )
+    assert old["max_episode_steps"] is None
+    short = _line(task="A5", max_episode_steps=3)
+    text = render_markdown(load_episodes_of(tmp_path, _line(), short))
+    assert "1 episodes ran with clock=realtime, variety=False, max_episode_steps=3 (" in text
+    with pytest.raises(ValueError, match="'max_episode_steps': expected an integer >= 1 or null"):
+        load_episodes_of(tmp_path, _line(max_episode_steps=0))
 
 
 def load_episodes_of(folder: Path, *lines: dict) -> list[dict]:
