@@ -6,9 +6,11 @@ Two wire formats are spoken, with the standard library only:
   OpenAI-compatible servers (vLLM, Ollama, llama.cpp, ...);
 - ``api="anthropic"``: ``POST {base_url}/v1/messages``, the Anthropic Messages API.
 
-Every step is one stateless request: the observation record (which already carries the task,
-the prior actions, the transcripts, the keyframe list and the agent's narration) plus the
-current screenshot and the step's keyframes as PNG images. The model answers with one action
+Every step is one request: the observation record (which already carries the task, the prior
+actions, the transcripts, the keyframe list and the agent's narration, the memory the AOI
+interface relies on) plus the current screenshot and the step's keyframes as PNG images; by
+default nothing else (stateless), or with ``history=K`` the last K steps' records and replies
+before it (their images too with ``history_images``). The model answers with one action
 line in the text form :func:`dynacu_gym.actions.parse_action` reads; a reply without one is
 sent back once with the parse error, and a second miss becomes an invalid action the env
 reports as an agent mistake.
@@ -367,6 +369,9 @@ class LLMAgent:
         reasoning_effort: ``minimal``, ``low``, ``medium`` or ``high`` for a reasoning model
             (openai: ``reasoning_effort``); None sends none.
         http_retries: retries of a request answered 429 or 5xx.
+        history: send the last this many steps before the current one, each as its user turn
+            (the record) and the model's reply; 0 (default) sends the current step alone.
+        history_images: send those steps' images too (default: their records only).
 
     Raises:
         ValueError: an unknown ``api``, a missing key, or an out-of-range argument.
@@ -392,7 +397,11 @@ class LLMAgent:
         coords: str = "screen",
         max_completion_tokens: bool = False,
         reasoning_effort: str | None = None,
+        history: int = 0,
+        history_images: bool = False,
     ) -> None:
+        if isinstance(history, bool) or not isinstance(history, int) or history < 0:
+            raise ValueError(f"expected history as a number of steps >= 0, got {history!r}")
         if api not in APIS:
             raise ValueError(f"expected api in {APIS}, got {api!r}")
         if coords not in COORDS:
@@ -443,6 +452,9 @@ class LLMAgent:
         self.reasoning_effort = reasoning_effort
         self.system_prompt = system_prompt(self.coords, images)
         self.http_retries = http_retries
+        self.history = history
+        self.history_images = history_images
+        self._past: list[tuple[list[MessagePart], str]] = []  # (user turn, reply) per step
         self.instruction = ""
         self.total_input_tokens = 0
         self.total_output_tokens = 0
@@ -456,8 +468,9 @@ class LLMAgent:
         return f"{self.base_url}/v1/messages"
 
     def reset(self, instruction: str) -> None:
-        """Start an episode: the running totals go back to zero."""
+        """Start an episode: the history and the running totals go back to zero."""
         self.instruction = instruction
+        self._past = []
         self.total_input_tokens = 0
         self.total_output_tokens = 0
         self.total_calls = 0
@@ -477,14 +490,22 @@ class LLMAgent:
             LLMError: the server could not be reached, or answered with no reply.
             ModelRefused: the server refused the request (the agent's failure).
         """
-        turns: list[tuple[str, list[MessagePart]]] = [("user", self.observation_parts(observation))]
+        now = self.observation_parts(observation)
+        turns: list[tuple[str, list[MessagePart]]] = []
+        for parts, reply in self._past[-self.history :] if self.history else []:
+            turns.append(("user", parts if self.history_images else parts[:1]))
+            turns.append(("assistant", [MessagePart(text=reply or "(empty reply)")]))
+        turns.append(("user", now))
         cost = _StepCalls()
         try:
-            return self._act(turns, cost)
+            action, info = self._act(turns, cost)
         except ModelRefused as e:
             self._count(cost)
             e.info = cost.info()
             raise
+        if self.history:
+            self._past = [*self._past, (now, info["reply"])][-self.history :]
+        return action, info
 
     def _count(self, cost: _StepCalls) -> None:
         self.total_calls += cost.calls

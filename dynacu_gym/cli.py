@@ -182,6 +182,10 @@ def _agent_spec(args: argparse.Namespace) -> Any:
             options["max_completion_tokens"] = True
         if args.reasoning_effort is not None:
             options["reasoning_effort"] = args.reasoning_effort
+        if args.history:
+            options["history"] = args.history
+        if args.history_images:
+            options["history_images"] = True
     elif args.model:
         raise ValueError("--model is for --agent llm")
     return AgentSpec(args.agent, options)
@@ -215,6 +219,11 @@ def _add_agent_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-completion-tokens", action="store_true",
                    help="llm (openai): send the cap as max_completion_tokens "
                    "(reasoning models)")  # fmt: skip
+    g.add_argument("--history", type=int, default=0,
+                   help="llm: send the last K steps' records and replies too (default: 0, "
+                   "each step alone; the record's narration is the memory)")  # fmt: skip
+    g.add_argument("--history-images", action="store_true",
+                   help="llm: with --history, send those steps' images too")  # fmt: skip
     g.add_argument("--reasoning-effort", help="llm: a reasoning model's effort: minimal, low, "
                    "medium or high (anthropic: a thinking budget)")  # fmt: skip
 

@@ -598,3 +598,45 @@ def test_reset_clears_the_totals(server) -> None:
     agent.reset("again")
     assert (agent.total_calls, agent.total_input_tokens, agent.total_output_tokens) == (0, 0, 0)
     assert (agent.name, agent.privileged, agent.model) == ("llm", False, "test-model")
+
+
+def test_history_sends_the_last_steps_records_and_replies(server) -> None:
+    server.script = ["wait 1", "wait 2", "no action", "wait 3", "done"]
+    agent = openai_agent(server, history=2)
+    agent.reset("x")
+    for step in range(4):
+        observation = fake_observation(keyframe_count=0)
+        observation["record"] = f"Record of step {step}"
+        agent.act(observation)
+    # The 4th step's request: steps 1 and 2 (their records alone, as strings) and their final
+    # replies (step 2 needed a retry: its second reply), then step 3 with its screenshot.
+    messages = server.requests[4].body["messages"]
+    assert [m["role"] for m in messages] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert [messages[k]["content"] for k in (1, 2, 3, 4)] == [
+        "Record of step 1",
+        "wait 2",
+        "Record of step 2",
+        "wait 3",
+    ]
+    assert messages[5]["content"][0]["text"] == "Record of step 3"
+    assert len(openai_images(server.requests[4].body, message=5)) == 1
+    agent.reset("again")
+    agent.act(fake_observation())
+    assert len(server.requests[5].body["messages"]) == 2  # a new episode starts with none
+
+
+def test_history_images_keeps_them_and_a_bad_history_is_refused(server) -> None:
+    agent = openai_agent(server, history=1, history_images=True)
+    agent.act(fake_observation(keyframe_count=0))
+    agent.act(fake_observation(keyframe_count=0))
+    assert len(openai_images(server.requests[1].body, message=1)) == 1
+    assert len(openai_images(server.requests[1].body, message=3)) == 1
+    with pytest.raises(ValueError, match="expected history as a number of steps >= 0, got -1"):
+        openai_agent(server, history=-1)
