@@ -4,7 +4,8 @@ The evaluation runner writes one JSON object per episode per line, in ``*.jsonl`
 module reads them back and reports success by category, tier and mode, the paired ablations
 between observation modes (with an exact McNemar test), the split of the gain into format and
 perception, the ablation of each channel, how well a listening page received what the agent
-said, steps and time to completion, and the observation overhead::
+said, steps and time to completion, the observation overhead, and what the model calls cost
+(tokens, and dollars at the prices of a price file: :func:`load_prices`)::
 
     from dynacu_gym.report import load_episodes, write_report
 
@@ -35,11 +36,12 @@ import difflib
 import json
 import math
 import statistics
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from dynacu_gym.modes import (
     CHANNELS,
@@ -51,6 +53,11 @@ from dynacu_gym.modes import (
     mode_name,
 )
 from dynacu_gym.tasks import CATEGORIES, TIERS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 CONTROL_CATEGORY = "S"  # the static controls
 # The mode pairs whose difference the benchmark exists to measure: (first, second).
@@ -128,6 +135,25 @@ AUDIO_OUTPUT_COLUMNS = (
     "heard_accepted",
     "heard_accepted_pct",
     "unjudged",
+)
+COST_COLUMNS = (
+    "agent",
+    "model",
+    "episodes",
+    "infra_failures",
+    "llm_calls",
+    "steps",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "input_tokens_per_episode",
+    "output_tokens_per_episode",
+    "calls_per_step",
+    "agent_failures",
+    "usd_per_million_input",
+    "usd_per_million_output",
+    "usd",
+    "usd_per_episode",
 )
 
 
@@ -221,7 +247,7 @@ def _check_episode(obj: Any, where: str) -> dict[str, Any]:
             hint = _mode_hint(obj[key]) if key == "mode" else ""
             raise ValueError(f"{where}: {key!r}: expected {expected}, got {obj[key]!r}{hint}")
     # Keys later lines added; a line written before them ran what they default to (the
-    # benchmark's setting: real time, variant 0).
+    # benchmark's setting: real time, variant 0; and the agent went on to the end).
     credit = obj.setdefault("credit", 1.0 if obj["success"] else 0.0)
     if not (_is_number(credit) and 0 <= credit <= 1):
         raise ValueError(f"{where}: 'credit': expected a number from 0 to 1, got {credit!r}")
@@ -319,6 +345,12 @@ _LATER_FIELDS: tuple[tuple[str, Any, Callable[[Any], bool], str], ...] = (
         "an integer >= 1 or null (the task's own step limit)",
     ),
     ("variant", 0, lambda v: v is None or (_is_int(v) and v >= 0), "an integer >= 0 or null"),
+    (
+        "agent_failure",
+        "",
+        lambda v: isinstance(v, str),
+        "a string (why the agent could not go on; empty when it could)",
+    ),
 )
 
 
@@ -1103,6 +1135,210 @@ def overhead_rows(episodes: Iterable[dict[str, Any]]) -> list[OverheadRow]:
     return rows
 
 
+# A price file's prices: model -> (USD per million input tokens, USD per million output tokens).
+Prices: TypeAlias = dict[str, tuple[float, float]]
+_PRICE_KEYS = ("input", "output")
+
+
+def load_prices(path: str | Path) -> Prices:
+    """Read a price file: each model's USD per million input tokens and per million output.
+
+    JSON (``.json``) or TOML (``.toml``), by the file's suffix::
+
+        {"gpt-4o": {"input": 2.5, "output": 10}}
+
+        [gpt-4o]
+        input = 2.5
+        output = 10
+
+    In TOML a model name with a dot is quoted (``["gpt-4.1"]``). There is no price for
+    reasoning tokens: they are a part of the output tokens and billed at the output price.
+
+    Args:
+        path: the price file.
+
+    Returns:
+        Model -> (USD per million input tokens, USD per million output tokens).
+
+    Raises:
+        ValueError: the file cannot be read, its suffix is neither ``.json`` nor ``.toml``, it
+            is not valid JSON or TOML, or a model's entry lacks ``input`` or ``output``, has
+            another key, or holds a price that is not a finite number >= 0 (naming the file,
+            the model and what was expected).
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".toml"):
+        raise ValueError(f"{path}: expected a price file ending in .json or .toml, got {suffix!r}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the price file ({e.strerror or e})") from e
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: expected UTF-8 text in the price file ({e})") from e
+    try:
+        raw = json.loads(text) if suffix == ".json" else tomllib.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{path}: not valid TOML ({e})") from e
+    expected = "'input' and 'output', in USD per million tokens"
+    if not isinstance(raw, dict):
+        raise ValueError(
+            f"{path}: expected an object of models, each with {expected}, got {type(raw).__name__}"
+        )
+    prices: Prices = {}
+    for model, entry in raw.items():
+        at = f"{path}: model {model!r}"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{at}: expected an object with {expected}, got {entry!r}")
+        missing = [k for k in _PRICE_KEYS if k not in entry]
+        if missing:
+            tables = [k for k, v in entry.items() if isinstance(v, dict)]
+            hint = (
+                f'; in TOML a model name with a dot is quoted: ["{model}.{tables[0]}"]'
+                if suffix == ".toml" and tables
+                else ""
+            )
+            raise ValueError(
+                f"{at}: missing {' and '.join(map(repr, missing))}; expected {expected}{hint}"
+            )
+        extra = [k for k in entry if k not in _PRICE_KEYS]
+        if extra:
+            raise ValueError(
+                f"{at}: unexpected key(s) {', '.join(map(repr, extra))}; expected only {expected}"
+                " (reasoning tokens are a part of output and billed at its price)"
+            )
+        for key in _PRICE_KEYS:
+            value = entry[key]
+            if not (_is_number(value) and math.isfinite(value) and value >= 0):
+                raise ValueError(
+                    f"{at}: {key!r}: expected a finite number >= 0 (USD per million tokens), "
+                    f"got {value!r}"
+                )
+        prices[model] = (float(entry["input"]), float(entry["output"]))
+    return prices
+
+
+@dataclass(frozen=True)
+class CostRow:
+    """What the model calls of one (agent, model) came to, in tokens and, when priced, dollars.
+
+    Totals are over every line of the (agent, model), infrastructure failures included: a
+    fault's line holds what was spent before it (often nothing). Means are over the episodes
+    without an infrastructure failure, whose count is ``episodes``.
+
+    Attributes:
+        agent: the agent's name.
+        model: the model behind the agent, or ``None``.
+        episodes: episodes without an infrastructure failure (static controls included).
+        infra_failures: episodes that ended on an infrastructure fault (not in ``episodes``).
+        llm_calls: model calls, in total.
+        steps: actions taken in ``episodes``.
+        input_tokens: input tokens, in total.
+        output_tokens: output tokens, in total (reasoning tokens among them).
+        reasoning_tokens: the part of ``output_tokens`` the model server reported as
+            reasoning, in total; ``None`` when no line reports it.
+        agent_failures: episodes the agent could not go on with (``agent_failure`` not empty).
+        input_tokens_per_episode: mean input tokens of ``episodes``; ``None`` without any.
+        output_tokens_per_episode: mean output tokens of ``episodes``; ``None`` without any.
+        calls_per_step: model calls over steps, in ``episodes``; ``None`` without steps.
+        price: (USD per million input tokens, per million output), or ``None`` when the
+            prices lack the model.
+        usd: what the tokens cost in total, at ``price``; ``None`` without a price.
+        usd_per_episode: mean cost of ``episodes``; ``None`` without a price or episodes.
+    """
+
+    agent: str
+    model: str | None
+    episodes: int
+    infra_failures: int
+    llm_calls: int
+    steps: int
+    input_tokens: int
+    output_tokens: int
+    reasoning_tokens: int | None
+    agent_failures: int
+    input_tokens_per_episode: float | None
+    output_tokens_per_episode: float | None
+    calls_per_step: float | None
+    price: tuple[float, float] | None
+    usd: float | None
+    usd_per_episode: float | None
+
+
+def _tokens(episode: dict[str, Any], kind: str) -> int:
+    return int(episode["tokens"].get(kind, 0))
+
+
+def _usd(price: tuple[float, float], input_tokens: float, output_tokens: float) -> float:
+    """Dollars for tokens at ``price``; reasoning is within the output tokens, never added."""
+    return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+
+
+def cost_rows(episodes: Iterable[dict[str, Any]], prices: Prices | None = None) -> list[CostRow]:
+    """Model calls, tokens and, at ``prices``, dollars, for each (agent, model) that called one.
+
+    An (agent, model) has a row when one of its episodes made a model call; the row counts all
+    its episodes, static controls and agent failures included. Infrastructure failures are
+    counted apart and left out of every mean; their tokens (what was spent before the fault,
+    often nothing) are in the totals, so ``usd`` is all the lines cost and ``usd_per_episode``
+    what an episode without a fault cost on average. Reasoning tokens are a part of the output
+    tokens: they are billed at the output price within them, never a second time.
+
+    Args:
+        episodes: episodes as from :func:`load_episodes`.
+        prices: model -> (USD per million input tokens, per million output), as from
+            :func:`load_prices`; a model it lacks gets no dollars.
+
+    Returns:
+        Rows sorted by agent and model.
+    """
+    groups: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
+    for ep in episodes:
+        groups.setdefault((ep["agent"], ep["model"]), []).append(ep)
+    rows = []
+    for (agent, model), eps in sorted(groups.items(), key=lambda item: _agent_model_order(item[0])):
+        if not any(ep["llm_calls"] > 0 for ep in eps):
+            continue
+        counted = [ep for ep in eps if not is_infra_failure(ep)]
+        n, steps = len(counted), sum(ep["steps"] for ep in counted)
+        calls = sum(ep["llm_calls"] for ep in counted)
+        input_tokens = sum(_tokens(ep, "input") for ep in eps)
+        output_tokens = sum(_tokens(ep, "output") for ep in eps)
+        counted_input = sum(_tokens(ep, "input") for ep in counted)
+        counted_output = sum(_tokens(ep, "output") for ep in counted)
+        reported = [ep for ep in eps if "reasoning" in ep["tokens"]]
+        price = prices.get(model) if prices is not None and model is not None else None
+        usd = usd_per_episode = None
+        if price is not None:
+            usd = _usd(price, input_tokens, output_tokens)
+            usd_per_episode = _usd(price, counted_input, counted_output) / n if n else None
+        rows.append(
+            CostRow(
+                agent=agent,
+                model=model,
+                episodes=n,
+                infra_failures=len(eps) - n,
+                llm_calls=sum(ep["llm_calls"] for ep in eps),
+                steps=steps,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                reasoning_tokens=(
+                    sum(_tokens(ep, "reasoning") for ep in reported) if reported else None
+                ),
+                agent_failures=sum(1 for ep in eps if ep.get("agent_failure")),  # older: none
+                input_tokens_per_episode=counted_input / n if n else None,
+                output_tokens_per_episode=counted_output / n if n else None,
+                calls_per_step=calls / steps if steps else None,
+                price=price,
+                usd=usd,
+                usd_per_episode=usd_per_episode,
+            )
+        )
+    return rows
+
+
 def _fmt(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
@@ -1124,15 +1360,17 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
     return lines + [""]
 
 
-def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
+def render_markdown(episodes: Sequence[dict[str, Any]], prices: Prices | None = None) -> str:
     """The whole report as Markdown, one section after another.
 
     Counts, success tables, the static controls, ablations, the format and perception split,
-    the ablation of each channel, audio output, completion, overhead and infrastructure
+    the ablation of each channel, audio output, completion, overhead, cost and infrastructure
     failures; a section whose data the run lacks is left out.
 
     Args:
         episodes: episodes as from :func:`load_episodes`.
+        prices: model -> (USD per million input tokens, per million output), as from
+            :func:`load_prices`; without them the cost section has tokens and no dollars.
 
     Returns:
         Markdown text, ending with a newline.
@@ -1150,6 +1388,7 @@ def render_markdown(episodes: Sequence[dict[str, Any]]) -> str:
         _audio_output_section,
         _completion_section,
         _overhead_section,
+        lambda eps: _cost_section(eps, prices),
         _infra_section,
     ):
         out += section(episodes)
@@ -1412,6 +1651,58 @@ def _overhead_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
     )
 
 
+def _cost_section(episodes: Sequence[dict[str, Any]], prices: Prices | None) -> list[str]:
+    rows = cost_rows(episodes, prices)
+    if not rows:
+        return []
+    about = (
+        "Model calls and tokens of each agent and model that called one, over all its "
+        "episodes (static controls and agent failures included). Calls and tokens are totals, "
+        "infrastructure failures included (what was spent before the fault, often nothing); "
+        "per episode and per step are over the episodes without an infrastructure failure. "
+        "Reasoning tokens are a part of the output tokens (-: the model server reported none). "
+        "Agent failures: episodes the agent could not go on with (the model server refused a "
+        "request, say)."
+    )
+    header = ["Agent", "Model", "Episodes", "Infra failures", "Model calls", "Calls per step"]
+    header += ["Input tokens", "Output tokens", "Reasoning tokens", "Input per episode"]
+    header += ["Output per episode", "Agent failures"]
+    if prices is not None:
+        about += (
+            " Cost: at the price file's USD per million input and output tokens; reasoning "
+            "is billed as output, within the output tokens."
+        )
+        header += ["Cost (USD)", "USD per episode"]
+    out = ["## Cost", "", about, ""]
+    table = []
+    for r in rows:
+        row: list[Any] = [r.agent, _model(r.model), r.episodes, r.infra_failures, r.llm_calls]
+        row += [_fmt(r.calls_per_step, 2), r.input_tokens, r.output_tokens]
+        row += ["-" if r.reasoning_tokens is None else r.reasoning_tokens]
+        row += [_fmt(r.input_tokens_per_episode), _fmt(r.output_tokens_per_episode)]
+        row += [r.agent_failures]
+        if prices is not None:
+            row += [_fmt(r.usd, 4), _fmt(r.usd_per_episode, 4)]
+        table.append(row)
+    out += _table(header, table)
+    if prices is None:
+        return out
+    unpriced = sorted({r.model for r in rows if r.model is not None and r.price is None})
+    if unpriced:
+        out += [f"Not in the price file (no cost shown): {', '.join(unpriced)}.", ""]
+    priced = [r for r in rows if r.usd is not None]
+    if priced:
+        total = sum(r.usd or 0.0 for r in priced)
+        episodes_priced = sum(r.episodes + r.infra_failures for r in priced)
+        out += [
+            f"Total cost: {total:.4f} USD, for {episodes_priced} episodes and "
+            f"{sum(r.llm_calls for r in priced)} model calls"
+            + (", leaving out the models not in the price file." if unpriced else "."),
+            "",
+        ]
+    return out
+
+
 def _infra_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
     counts: dict[tuple[str, str], int] = {}
     for ep in episodes:
@@ -1431,8 +1722,8 @@ def _infra_section(episodes: Sequence[dict[str, Any]]) -> list[str]:
     )
 
 
-def _csv_number(value: float | None) -> str:
-    return "" if value is None else repr(round(value, 4))
+def _csv_number(value: float | None, digits: int = 4) -> str:
+    return "" if value is None else repr(round(value, digits))
 
 
 def _write_csv(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> None:
@@ -1565,7 +1856,9 @@ def _paired_csv(a: AblationRow) -> dict[str, Any]:
     }
 
 
-def write_report(episodes: Sequence[dict[str, Any]], out_dir: str | Path) -> dict[str, Path]:
+def write_report(
+    episodes: Sequence[dict[str, Any]], out_dir: str | Path, prices: Prices | None = None
+) -> dict[str, Path]:
     """Write the report, its tables as CSV and its charts as PNG into ``out_dir``.
 
     Files (every CSV is written, with its header alone when the run lacks its data; rates and
@@ -1582,15 +1875,19 @@ def write_report(episodes: Sequence[dict[str, Any]], out_dir: str | Path) -> dic
       its own, so that ``ablations.csv`` stays the benchmark's fixed pairs.
     - ``audio_output.csv``: :func:`audio_output_rows`, :data:`AUDIO_OUTPUT_COLUMNS`
       (``category`` is ``all`` or a category letter).
+    - ``cost.csv``: :func:`cost_rows`, :data:`COST_COLUMNS` (dollars, to six decimals, and
+      the prices they are at, empty for a model the prices lack or without prices).
     - ``success_by_mode.png`` and ``success_by_category.png``.
 
     Args:
         episodes: episodes as from :func:`load_episodes`.
         out_dir: the directory to write into (created if missing).
+        prices: model -> (USD per million input tokens, per million output), as from
+            :func:`load_prices`, for the cost in the report and in ``cost.csv``.
 
     Returns:
         Each file's name without extension (``"report"``, ``"summary"``, ``"ablations"``,
-        ``"decomposition"``, ``"component_ablations"``, ``"audio_output"``,
+        ``"decomposition"``, ``"component_ablations"``, ``"audio_output"``, ``"cost"``,
         ``"success_by_mode"``, ``"success_by_category"``) mapped to its path.
 
     Raises:
@@ -1606,11 +1903,12 @@ def write_report(episodes: Sequence[dict[str, Any]], out_dir: str | Path) -> dic
         "decomposition": out / "decomposition.csv",
         "component_ablations": out / "component_ablations.csv",
         "audio_output": out / "audio_output.csv",
+        "cost": out / "cost.csv",
         "success_by_mode": out / "success_by_mode.png",
         "success_by_category": out / "success_by_category.png",
     }
 
-    paths["report"].write_text(render_markdown(episodes), encoding="utf-8")
+    paths["report"].write_text(render_markdown(episodes, prices), encoding="utf-8")
     summary = summary_rows(episodes)
     _write_csv(
         paths["summary"],
@@ -1677,6 +1975,32 @@ def write_report(episodes: Sequence[dict[str, Any]], out_dir: str | Path) -> dic
                 "unjudged": r.unjudged,
             }
             for r in audio_output_rows(episodes)
+        ),
+    )
+    _write_csv(
+        paths["cost"],
+        COST_COLUMNS,
+        (
+            {
+                "agent": r.agent,
+                "model": r.model or "",
+                "episodes": r.episodes,
+                "infra_failures": r.infra_failures,
+                "llm_calls": r.llm_calls,
+                "steps": r.steps,
+                "input_tokens": r.input_tokens,
+                "output_tokens": r.output_tokens,
+                "reasoning_tokens": "" if r.reasoning_tokens is None else r.reasoning_tokens,
+                "input_tokens_per_episode": _csv_number(r.input_tokens_per_episode),
+                "output_tokens_per_episode": _csv_number(r.output_tokens_per_episode),
+                "calls_per_step": _csv_number(r.calls_per_step),
+                "agent_failures": r.agent_failures,
+                "usd_per_million_input": _csv_number(None if r.price is None else r.price[0], 6),
+                "usd_per_million_output": _csv_number(None if r.price is None else r.price[1], 6),
+                "usd": _csv_number(r.usd, 6),
+                "usd_per_episode": _csv_number(r.usd_per_episode, 6),
+            }
+            for r in cost_rows(episodes, prices)
         ),
     )
     _chart_by_mode(plt, summary, paths["success_by_mode"])

@@ -75,6 +75,7 @@ from dynacu_gym.report import (
     ABLATION_COLUMNS,
     AUDIO_OUTPUT_COLUMNS,
     COMPONENT_ABLATION_COLUMNS,
+    COST_COLUMNS,
     DECOMPOSITION_COLUMNS,
     SUMMARY_COLUMNS,
     ablation_rows,
@@ -82,9 +83,11 @@ from dynacu_gym.report import (
     completion_rows,
     component_ablation_rows,
     control_rows,
+    cost_rows,
     decomposition_rows,
     episode_channels,
     load_episodes,
+    load_prices,
     mcnemar_p,
     mode_order,
     overhead_rows,
@@ -535,6 +538,7 @@ def test_write_report_files(episodes, tmp_path):
         "decomposition",
         "component_ablations",
         "audio_output",
+        "cost",
         "success_by_mode",
         "success_by_category",
     }
@@ -875,3 +879,320 @@ def test_heard_as_accepted_counts_only_answers_the_check_accepted(tmp_path):
     assert everything == dataclasses.replace(interviews, category="all")
     control = _line(task="S1", category="S", mode="aoi_interactive", spoken_answers=answers)
     assert audio_output_rows(load_episodes_of(tmp_path, control)) == []
+
+
+# --- cost ------------------------------------------------------------------------------------
+#
+# llm / gpt-x: A1 10 calls, 10 steps, 1000 in / 100 out (no reasoning key, as in older lines);
+# A4 6 calls, 5 steps, 3000 / 500 of which 200 reasoning, then the server refused (an agent
+# failure); B1 an infrastructure failure (nothing spent). llm / model-b: A1 8 calls, 4 steps,
+# 2000 / 900 (600 reasoning); B1 2 calls, 2 steps, 500 / 100 (0 reasoning). scripted (no model):
+# A1, no calls. Prices in USD per million input / output tokens: gpt-x 2.5 / 10, model-b 2 / 4.
+# gpt-x: 4000 * 2.5 + 600 * 10 = 16000 -> 0.016 USD, over its 2 episodes without a fault 0.008;
+# billing the 200 reasoning tokens a second time would make it 0.018.
+# model-b: 2500 * 2 + 1000 * 4 = 9000 -> 0.009 USD, 0.0045 per episode.
+
+REFUSED = "HTTP 400: the request is longer than the model's context"
+PRICES = {"gpt-x": (2.5, 10.0), "model-b": (2.0, 4.0)}
+COST_HEADER = (
+    "| Agent | Model | Episodes | Infra failures | Model calls | Calls per step | Input tokens "
+    "| Output tokens | Reasoning tokens | Input per episode | Output per episode "
+    "| Agent failures |"
+)
+GPT_X_ROW = "| llm | gpt-x | 2 | 1 | 16 | 1.07 | 4000 | 600 | 200 | 2000.0 | 300.0 | 1 |"
+MODEL_B_ROW = "| llm | model-b | 2 | 0 | 10 | 1.67 | 2500 | 1000 | 600 | 1250.0 | 500.0 | 0 |"
+
+
+def _cost_run(folder: Path) -> list[dict]:
+    return load_episodes_of(
+        folder,
+        _line(),
+        _line(
+            task="A4",
+            tier="medium",
+            success=False,
+            reward=0.0,
+            result="agent_failure",
+            steps=5,
+            llm_calls=6,
+            tokens={"input": 3000, "output": 500, "reasoning": 200},
+            agent_failure=REFUSED,
+        ),
+        _line(
+            task="B1",
+            category="B",
+            success=False,
+            reward=0.0,
+            result="infra_error",
+            steps=0,
+            wall_s=0.0,
+            agent_s=0.0,
+            perception_s={},
+            tokens={"input": 0, "output": 0},
+            llm_calls=0,
+            infra_error="BrowserError: the page crashed",
+            agent_failure="",
+        ),
+        _line(
+            model="model-b",
+            steps=4,
+            llm_calls=8,
+            tokens={"input": 2000, "output": 900, "reasoning": 600},
+        ),
+        _line(
+            task="B1",
+            category="B",
+            model="model-b",
+            steps=2,
+            llm_calls=2,
+            tokens={"input": 500, "output": 100, "reasoning": 0},
+        ),
+        _line(agent="scripted", model=None, llm_calls=0, tokens={}),
+    )
+
+
+def test_cost_rows_count_calls_tokens_failures_and_dollars(tmp_path):
+    gpt_x, model_b = cost_rows(_cost_run(tmp_path), PRICES)  # scripted made no call: no row
+    assert dataclasses.asdict(gpt_x) == {
+        "agent": "llm",
+        "model": "gpt-x",
+        "episodes": 2,
+        "infra_failures": 1,
+        "llm_calls": 16,
+        "steps": 15,
+        "input_tokens": 4000,
+        "output_tokens": 600,
+        "reasoning_tokens": 200,
+        "agent_failures": 1,
+        "input_tokens_per_episode": 2000.0,
+        "output_tokens_per_episode": 300.0,
+        "calls_per_step": 16 / 15,
+        "price": (2.5, 10.0),
+        "usd": 0.016,
+        "usd_per_episode": 0.008,
+    }
+    assert dataclasses.asdict(model_b) == {
+        "agent": "llm",
+        "model": "model-b",
+        "episodes": 2,
+        "infra_failures": 0,
+        "llm_calls": 10,
+        "steps": 6,
+        "input_tokens": 2500,
+        "output_tokens": 1000,
+        "reasoning_tokens": 600,
+        "agent_failures": 0,
+        "input_tokens_per_episode": 1250.0,
+        "output_tokens_per_episode": 500.0,
+        "calls_per_step": 10 / 6,
+        "price": (2.0, 4.0),
+        "usd": 0.009,
+        "usd_per_episode": 0.0045,
+    }
+
+
+def test_cost_without_prices_has_tokens_and_no_dollars(tmp_path):
+    episodes = _cost_run(tmp_path)
+    rows = cost_rows(episodes)
+    assert [(r.model, r.price, r.usd, r.usd_per_episode) for r in rows] == [
+        ("gpt-x", None, None, None),
+        ("model-b", None, None, None),
+    ]
+    lines = render_markdown(episodes).splitlines()
+    section = lines[lines.index("## Cost") :]
+    assert COST_HEADER in section
+    assert GPT_X_ROW in section
+    assert MODEL_B_ROW in section
+    assert not any("USD" in line or "price file" in line for line in section)
+
+
+def test_cost_section_with_prices(tmp_path):
+    lines = render_markdown(_cost_run(tmp_path), PRICES).splitlines()
+    section = lines[lines.index("## Cost") : lines.index("## Infrastructure failures")]
+    assert lines.index("## Observation overhead") < lines.index("## Cost")
+    assert COST_HEADER[:-1] + "| Cost (USD) | USD per episode |" in section
+    assert GPT_X_ROW + " 0.0160 | 0.0080 |" in section
+    assert MODEL_B_ROW + " 0.0090 | 0.0045 |" in section
+    assert "Total cost: 0.0250 USD, for 5 episodes and 26 model calls." in section
+    assert "scripted" not in "\n".join(section)
+    assert not any("Not in the price file" in line for line in section)
+
+
+def test_a_model_missing_from_the_prices_is_named(tmp_path):
+    lines = render_markdown(_cost_run(tmp_path), {"gpt-x": (2.5, 10.0)}).splitlines()
+    assert GPT_X_ROW + " 0.0160 | 0.0080 |" in lines
+    assert MODEL_B_ROW + " - | - |" in lines
+    assert "Not in the price file (no cost shown): model-b." in lines
+    assert (
+        "Total cost: 0.0160 USD, for 3 episodes and 16 model calls, leaving out the models "
+        "not in the price file." in lines
+    )
+
+
+def test_older_lines_report_no_reasoning(episodes):
+    rows = cost_rows(episodes)
+    assert [(r.agent, r.model, r.reasoning_tokens) for r in rows] == [
+        ("llm", "gpt-x", None),
+        ("oracle", None, None),
+    ]
+    assert all(ep["agent_failure"] == "" for ep in episodes)  # absent in older lines
+    assert "| oracle | - | 4 | 0 | 22 | 1.00 | 2200 | 220 | - | 550.0 | 55.0 | 0 |" in (
+        render_markdown(episodes).splitlines()
+    )
+
+
+def test_agent_failure_must_be_a_string(tmp_path):
+    with pytest.raises(
+        ValueError,
+        match=r"lines\.jsonl:1: 'agent_failure': expected a string \(why the agent could not go "
+        r"on; empty when it could\), got 400",
+    ):
+        load_episodes_of(tmp_path, _line(agent_failure=400))
+
+
+def test_write_report_cost_csv(tmp_path):
+    episodes = _cost_run(tmp_path)
+    paths = write_report(episodes, tmp_path / "priced", PRICES)
+    assert paths["cost"] == tmp_path / "priced" / "cost.csv"
+    assert paths["report"].read_text() == render_markdown(episodes, PRICES)
+    with paths["cost"].open(newline="") as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == COST_COLUMNS
+        gpt_x, model_b = reader
+    assert gpt_x == {
+        "agent": "llm",
+        "model": "gpt-x",
+        "episodes": "2",
+        "infra_failures": "1",
+        "llm_calls": "16",
+        "steps": "15",
+        "input_tokens": "4000",
+        "output_tokens": "600",
+        "reasoning_tokens": "200",
+        "input_tokens_per_episode": "2000.0",
+        "output_tokens_per_episode": "300.0",
+        "calls_per_step": "1.0667",
+        "agent_failures": "1",
+        "usd_per_million_input": "2.5",
+        "usd_per_million_output": "10.0",
+        "usd": "0.016",
+        "usd_per_episode": "0.008",
+    }
+    assert [model_b[k] for k in ("calls_per_step", "usd", "usd_per_episode")] == [
+        "1.6667",
+        "0.009",
+        "0.0045",
+    ]
+
+    paths = write_report(episodes, tmp_path / "unpriced")
+    with paths["cost"].open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["model"] for r in rows] == ["gpt-x", "model-b"]
+    assert {r[k] for r in rows for k in COST_COLUMNS[-4:]} == {""}
+    assert rows[0]["reasoning_tokens"] == "200"
+
+
+def test_a_run_without_model_calls_has_no_cost(tmp_path):
+    scripted = load_episodes_of(tmp_path, _line(agent="scripted", model=None, llm_calls=0))
+    assert cost_rows(scripted, PRICES) == []
+    paths = write_report(scripted, tmp_path / "out", PRICES)
+    assert "## Cost" not in paths["report"].read_text()
+    assert paths["cost"].read_text().strip() == ",".join(COST_COLUMNS)
+    assert write_report([], tmp_path / "none")["cost"].read_text().strip() == ",".join(COST_COLUMNS)
+
+
+def test_load_prices_from_json_and_toml(tmp_path):
+    json_file = tmp_path / "prices.json"
+    json_file.write_text(
+        '{"gpt-x": {"input": 2.5, "output": 10}, "model-b": {"input": 2, "output": 4}}'
+    )
+    assert load_prices(json_file) == PRICES
+    toml_file = tmp_path / "prices.TOML"
+    toml_file.write_text(
+        '[gpt-x]\ninput = 2.5\noutput = 10\n\n["model-1.5"]\ninput = 0\noutput = 0.6\n'
+    )
+    assert load_prices(str(toml_file)) == {"gpt-x": (2.5, 10.0), "model-1.5": (0.0, 0.6)}
+    assert all(type(p) is float for price in load_prices(toml_file).values() for p in price)
+
+
+_IN_USD = r"'input' and 'output', in USD per million tokens"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        (
+            "prices.yaml",
+            "gpt-x: {input: 1, output: 2}",
+            r"prices\.yaml: expected a price file ending in \.json or \.toml, got '\.yaml'$",
+        ),
+        ("prices", "{}", r"prices: expected a price file ending in \.json or \.toml, got ''$"),
+        (
+            "absent.json",
+            None,
+            r"absent\.json: cannot read the price file \(No such file or directory\)$",
+        ),
+        ("folder.toml", "DIR", r"folder\.toml: cannot read the price file \(Is a directory\)$"),
+        ("latin.json", b'{"caf\xe9": {}}', r"latin\.json: expected UTF-8 text in the price file"),
+        ("prices.json", "{gpt-x: 1}", r"prices\.json: not valid JSON \(Expecting property name"),
+        ("prices.toml", "[gpt-x\ninput = 1\n", r"prices\.toml: not valid TOML \("),
+        (
+            "prices.json",
+            "[2.5, 10]",
+            rf"prices\.json: expected an object of models, each with {_IN_USD}, got list$",
+        ),
+        (
+            "prices.json",
+            '{"gpt-x": 2.5}',
+            rf"prices\.json: model 'gpt-x': expected an object with {_IN_USD}, got 2\.5$",
+        ),
+        (
+            "prices.json",
+            '{"gpt-x": {"input": 2.5}}',
+            rf"prices\.json: model 'gpt-x': missing 'output'; expected {_IN_USD}$",
+        ),
+        (
+            "prices.toml",
+            "[gpt-x]\noutput = 10\n",
+            rf"prices\.toml: model 'gpt-x': missing 'input'; expected {_IN_USD}$",
+        ),
+        (
+            "prices.toml",
+            "[gpt-4.1]\ninput = 2\noutput = 8\n",
+            rf"prices\.toml: model 'gpt-4': missing 'input' and 'output'; expected {_IN_USD}; "
+            r"in TOML a model name with a dot is quoted: \[\"gpt-4\.1\"\]$",
+        ),
+        (
+            "prices.json",
+            '{"gpt-x": {"input": 2.5, "output": 10, "reasoning": 10}}',
+            rf"prices\.json: model 'gpt-x': unexpected key\(s\) 'reasoning'; expected only "
+            rf"{_IN_USD} \(reasoning tokens are a part of output and billed at its price\)$",
+        ),
+        (
+            "prices.json",
+            '{"gpt-x": {"input": -2.5, "output": 10}}',
+            r"prices\.json: model 'gpt-x': 'input': expected a finite number >= 0 \(USD per "
+            r"million tokens\), got -2\.5$",
+        ),
+        (
+            "prices.toml",
+            '[gpt-x]\ninput = 2.5\noutput = "10"\n',
+            r"prices\.toml: model 'gpt-x': 'output': expected a finite number >= 0 \(USD per "
+            r"million tokens\), got '10'$",
+        ),
+        ("prices.json", '{"m": {"input": true, "output": 1}}', r"'input': .*, got True$"),
+        ("prices.json", '{"m": {"input": NaN, "output": 1}}', r"'input': .*, got nan$"),
+        ("prices.toml", "[m]\ninput = 1\noutput = inf\n", r"'output': .*, got inf$"),
+    ],
+)
+def test_a_bad_price_file_says_what_was_expected(tmp_path, name, text, expected):
+    path = tmp_path / name
+    if text == "DIR":
+        path.mkdir()
+    elif isinstance(text, bytes):
+        path.write_bytes(text)
+    elif text is not None:
+        path.write_text(text)
+    with pytest.raises(ValueError, match=expected) as info:
+        load_prices(path)
+    assert str(info.value).startswith(f"{path}: ")
