@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from dynacu_agents.coords import COORDS, CoordSpace, ImageFit
+from dynacu_agents.formats import reply_format as find_format
 from dynacu_gym.actions import (
     MAX_SCROLL,
     MAX_WAIT_S,
@@ -139,10 +140,7 @@ click 640 400  # narration: a toast said the order code is E-4012
 
 SYSTEM_PROMPT = system_prompt()  # screen coordinates, full-size images
 
-RETRY_PROMPT = (
-    "Your reply has no valid action: {error}\n"
-    "Reply with exactly one action line, one of: " + GRAMMAR
-)
+RETRY_PROMPT = "Your reply has no valid action: {error}\nReply with {hint}."
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
 _LABEL = re.compile(r"^(?:[-*>]\s+|(?:next\s+)?action\s*:\s*)", re.IGNORECASE)
@@ -318,7 +316,7 @@ def png_of(image: Any, fit: ImageFit = FULL_SIZE) -> str:
 
 
 @dataclass
-class _StepCalls:
+class StepCost:
     """What the HTTP calls of one step cost."""
 
     calls: int = 0
@@ -363,7 +361,7 @@ class LLMAgent:
             (``"1024x768"``); ``image`` coordinates are its pixels.
         coords: what the model's numbers mean (:data:`dynacu_agents.coords.COORDS`):
             ``screen`` pixels, ``image`` pixels, ``norm1000`` (0-1000 of the image: UI-TARS,
-            Gemini) or ``norm1``.
+            Gemini) or ``norm1``; None: the reply format's (screen pixels without images).
         max_completion_tokens: send the reply cap as ``max_completion_tokens`` (what OpenAI's
             reasoning models take) instead of ``max_tokens``; openai api only.
         reasoning_effort: ``minimal``, ``low``, ``medium`` or ``high`` for a reasoning model
@@ -372,6 +370,9 @@ class LLMAgent:
         history: send the last this many steps before the current one, each as its user turn
             (the record) and the model's reply; 0 (default) sends the current step alone.
         history_images: send those steps' images too (default: their records only).
+        reply_format: how the model writes its action (:mod:`dynacu_agents.formats`): ``text``
+            (the benchmark's action lines), ``uitars`` or ``qwen``; each brings its prompt and
+            its recommended coordinates and image size where those are not given.
 
     Raises:
         ValueError: an unknown ``api``, a missing key, or an out-of-range argument.
@@ -394,18 +395,29 @@ class LLMAgent:
         image_width: int | None = None,
         http_retries: int = 2,
         image_size: str | ImageFit | None = None,
-        coords: str = "screen",
+        coords: str | None = None,
         max_completion_tokens: bool = False,
         reasoning_effort: str | None = None,
         history: int = 0,
         history_images: bool = False,
+        reply_format: str = "text",
     ) -> None:
+        chosen = find_format(reply_format)
+        coords = coords or (chosen.default_coords if images else "screen")
+        if image_size is None and image_width is None:
+            image_size = chosen.default_image_size
         if isinstance(history, bool) or not isinstance(history, int) or history < 0:
             raise ValueError(f"expected history as a number of steps >= 0, got {history!r}")
         if api not in APIS:
             raise ValueError(f"expected api in {APIS}, got {api!r}")
         if coords not in COORDS:
             raise ValueError(f"expected coords in {', '.join(COORDS)}, got {coords!r}")
+        if not images and coords != "screen":
+            raise ValueError(
+                f"coords={coords!r} are numbers over the image a model is shown, and with "
+                "images off it is shown none: a text-only model clicks screen pixels (the page "
+                "elements' centres), so leave coords at 'screen'"
+            )
         if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
             raise ValueError(
                 f"expected reasoning_effort in {', '.join(REASONING_EFFORTS)} or None, "
@@ -450,7 +462,8 @@ class LLMAgent:
         self.coords = CoordSpace(coords, fit)
         self.max_completion_tokens = max_completion_tokens
         self.reasoning_effort = reasoning_effort
-        self.system_prompt = system_prompt(self.coords, images)
+        self.format = chosen
+        self.system_prompt = chosen.prompt(self.coords, images, system_prompt(self.coords, images))
         self.http_retries = http_retries
         self.history = history
         self.history_images = history_images
@@ -496,7 +509,7 @@ class LLMAgent:
             turns.append(("user", parts if self.history_images else parts[:1]))
             turns.append(("assistant", [MessagePart(text=reply or "(empty reply)")]))
         turns.append(("user", now))
-        cost = _StepCalls()
+        cost = StepCost()
         try:
             action, info = self._act(turns, cost)
         except ModelRefused as e:
@@ -507,30 +520,31 @@ class LLMAgent:
             self._past = [*self._past, (now, info["reply"])][-self.history :]
         return action, info
 
-    def _count(self, cost: _StepCalls) -> None:
+    def _count(self, cost: StepCost) -> None:
         self.total_calls += cost.calls
         self.total_input_tokens += cost.input_tokens
         self.total_output_tokens += cost.output_tokens
 
     def _act(
-        self, turns: list[tuple[str, list[MessagePart]]], cost: _StepCalls
+        self, turns: list[tuple[str, list[MessagePart]]], cost: StepCost
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         reply = self._complete(turns, cost)
         retried = False
         parse_error = ""
         action: dict[str, Any]
         try:
-            action = parse_reply(reply, self.coords)
+            action = self.format.parse(reply, self.coords)
         except ActionError as e:
             retried = True
             parse_error = str(e)
             turns.append(
                 ("assistant", [MessagePart(text=reply if reply.strip() else "(empty reply)")])
             )
-            turns.append(("user", [MessagePart(text=RETRY_PROMPT.format(error=parse_error))]))
+            retry = RETRY_PROMPT.format(error=parse_error, hint=self.format.retry_hint)
+            turns.append(("user", [MessagePart(text=retry)]))
             reply = self._complete(turns, cost)
             try:
-                action = parse_reply(reply, self.coords)
+                action = self.format.parse(reply, self.coords)
             except ActionError as e2:
                 parse_error = str(e2)
                 action = {"type": INVALID_REPLY, "raw": reply}
@@ -621,11 +635,11 @@ class LLMAgent:
             headers["anthropic-version"] = ANTHROPIC_VERSION
         return headers
 
-    def _complete(self, turns: list[tuple[str, list[MessagePart]]], cost: _StepCalls) -> str:
+    def _complete(self, turns: list[tuple[str, list[MessagePart]]], cost: StepCost) -> str:
         """Send the turns and return the reply text, adding the call's cost to ``cost``."""
         answer = self._post(json.dumps(self.request_body(turns)).encode("utf-8"), cost)
         try:
-            _add_usage(cost, answer.get("usage") or {})
+            add_usage(cost, answer.get("usage") or {})
             if self.api == "openai":
                 return _text_of(answer["choices"][0]["message"].get("content"))
             return _text_of(answer["content"])
@@ -635,7 +649,7 @@ class LLMAgent:
                 f"{json.dumps(answer)[:MAX_ERROR_CHARS]}"
             ) from e
 
-    def _post(self, body: bytes, cost: _StepCalls) -> dict[str, Any]:
+    def _post(self, body: bytes, cost: StepCost) -> dict[str, Any]:
         """POST ``body``; retry 429 and 5xx answers; the answer's JSON."""
         url = self.url
         for attempt in range(self.http_retries + 1):
@@ -691,7 +705,7 @@ def _data_url(png: str) -> str:
     return f"data:image/png;base64,{png}"
 
 
-def _add_usage(cost: _StepCalls, usage: dict[str, Any]) -> None:
+def add_usage(cost: StepCost, usage: dict[str, Any]) -> None:
     """Add a reply's token counts to ``cost``, in whichever format the server reports them.
 
     OpenAI's ``prompt_tokens`` / ``completion_tokens`` (with ``completion_tokens_details.
