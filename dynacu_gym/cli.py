@@ -165,11 +165,14 @@ def _agent_spec(args: argparse.Namespace) -> Any:
             if not key:
                 raise ValueError(f"--api-key-env {args.api_key_env}: that variable is not set")
             options["api_key"] = key
-        options.update(
-            max_tokens=args.max_tokens,
-            temperature=args.temperature,
-            images=not args.no_images,
-        )
+        if args.max_tokens is not None:
+            options["max_tokens"] = args.max_tokens
+        if args.temperature is not None:
+            options["temperature"] = args.temperature
+        if args.no_images:
+            options["images"] = False
+        if args.format is not None:
+            options["reply_format"] = args.format
         if args.max_keyframes is not None:
             options["max_keyframes"] = args.max_keyframes
         if args.image_width is not None:
@@ -199,14 +202,19 @@ def _add_agent_flags(p: argparse.ArgumentParser) -> None:
         help="null, random, oracle (privileged), llm, or module:Class (default: oracle)",
     )
     g.add_argument("--model", help="llm: the model name")
-    g.add_argument("--api", choices=("openai", "anthropic"), default="openai",
-                   help="llm: wire format (openai: any chat-completions server)")  # fmt: skip
+    g.add_argument("--api", default="openai",
+                   help="llm: openai (chat completions: any OpenAI-compatible server), anthropic "
+                   "(messages), or a computer-use protocol: anthropic-computer, "
+                   "openai-computer, gemini-computer")  # fmt: skip
+    g.add_argument("--format", help="llm (openai, anthropic): how the model writes its action: "
+                   "text (default), uitars or qwen")  # fmt: skip
     g.add_argument("--base-url", help="llm: server URL (default: $OPENAI_BASE_URL or "
                    "$ANTHROPIC_BASE_URL, else the provider's)")  # fmt: skip
     g.add_argument("--api-key-env", help="llm: the environment variable holding the key "
                    "(default: OPENAI_API_KEY or ANTHROPIC_API_KEY)")  # fmt: skip
-    g.add_argument("--max-tokens", type=int, default=512, help="llm: reply length cap")
-    g.add_argument("--temperature", type=float, default=0.0, help="llm: sampling temperature")
+    g.add_argument("--max-tokens", type=int, help="llm: reply length cap (default: the api's)")
+    g.add_argument("--temperature", type=float,
+                   help="llm: sampling temperature (default: the api's; 0 for chat)")  # fmt: skip
     g.add_argument("--no-images", action="store_true", help="llm: send the record text only")
     g.add_argument("--max-keyframes", type=int, help="llm: send at most this many keyframes")
     g.add_argument("--image-width", type=int, help="llm: downscale images to this width")
@@ -328,14 +336,15 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from dynacu_gym.report import load_episodes, render_markdown, write_report
+    from dynacu_gym.report import load_episodes, load_prices, render_markdown, write_report
 
+    prices = load_prices(Path(args.prices)) if args.prices else None
     episodes = load_episodes(Path(args.dir))
     if not episodes:
         raise ValueError(f"no episode lines in {args.dir}")
-    print(render_markdown(episodes))
+    print(render_markdown(episodes, prices))
     out = Path(args.out) if args.out else Path(args.dir)
-    written = write_report(episodes, out)
+    written = write_report(episodes, out, prices)
     print("\nwrote " + ", ".join(str(p) for p in written.values()), file=sys.stderr)
     return 0
 
@@ -456,6 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="tables, ablations and charts from episode lines")
     p.add_argument("dir", help="a folder of *.jsonl episode lines (or one file)")
     p.add_argument("--out", help="where to write report.md, CSVs and charts (default: DIR)")
+    p.add_argument("--prices", help="a JSON or TOML file: model -> USD per million input and "
+                   "output tokens ({\"gpt-4o\": {\"input\": 2.5, \"output\": 10}}), for the "
+                   "cost table")  # fmt: skip
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("run", help="one episode, optionally with its whole trace")

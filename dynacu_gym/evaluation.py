@@ -129,9 +129,9 @@ def make_agent(spec: AgentSpec, env: Any, episode_seed: int | None = None) -> An
     from dynacu_agents import AGENTS
 
     if spec.name == "llm":
-        from dynacu_agents.llm import LLMAgent
+        from dynacu_agents.protocols import llm_agent
 
-        return LLMAgent(**spec.options)
+        return llm_agent(**spec.options)
     if spec.name == "random" and episode_seed is not None:
         seed = [int(spec.options.get("seed") or 0), episode_seed]
         return AGENTS["random"](env, **{**spec.options, "seed": seed})
@@ -474,7 +474,7 @@ def evaluate(
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     if ray_address is not None and backend != "ray":
         raise ValueError("ray_address is for the ray backend (backend='ray')")
-    if agent.name not in BUILTIN_AGENTS and ":" not in agent.name:
+    if agent.name == "llm" or (agent.name not in BUILTIN_AGENTS and ":" not in agent.name):
         make_agent(agent, None)  # raises the clear error before any worker starts
     out.mkdir(parents=True, exist_ok=True)
     path = out / EPISODES_FILE

@@ -1,0 +1,11 @@
+"""Agents that speak a vendor's own computer-use protocol through its official SDK.
+
+- :mod:`~dynacu_agents.computer_use.anthropic`: Anthropic's computer-use tool (Messages API);
+- :mod:`~dynacu_agents.computer_use.openai`: OpenAI's Responses API computer-use tool;
+- :mod:`~dynacu_agents.computer_use.gemini`: Gemini's computer-use tool (0-999 coordinates).
+
+Each maps the model's actions onto the benchmark's (click, type, key, scroll, wait, speak,
+done), returns every screenshot with the observation record beside it (so the AOI channels
+reach these models too), and is an optional extra: a missing SDK raises
+``DependencyNotInstalled`` naming it.
+"""
