@@ -185,6 +185,8 @@ def _agent_spec(args: argparse.Namespace) -> Any:
             options["max_completion_tokens"] = True
         if args.reasoning_effort is not None:
             options["reasoning_effort"] = args.reasoning_effort
+        if args.http_retries is not None:
+            options["http_retries"] = args.http_retries
         if args.history:
             options["history"] = args.history
         if args.history_images:
@@ -222,11 +224,14 @@ def _add_agent_flags(p: argparse.ArgumentParser) -> None:
                    "(1024), a size to pad into (1024x768) or to stretch to "
                    "(1288x728:stretch)")  # fmt: skip
     g.add_argument("--coords",
-                   help="llm: what the model's numbers mean: screen pixels (default), image "
-                   "pixels, norm1000 (0-1000 of the image) or norm1")  # fmt: skip
+                   help="llm: what the model's numbers mean: screen pixels, image "
+                   "pixels, norm1000 (0-1000 of the image) or norm1 (default: the "
+                   "format's)")  # fmt: skip
     g.add_argument("--max-completion-tokens", action="store_true",
                    help="llm (openai): send the cap as max_completion_tokens "
                    "(reasoning models)")  # fmt: skip
+    g.add_argument("--http-retries", type=int,
+                   help="llm: retries of a request answered 429 or 5xx (default: 2)")  # fmt: skip
     g.add_argument("--history", type=int, default=0,
                    help="llm: send the last K steps' records and replies too (default: 0, "
                    "each step alone; the record's narration is the memory)")  # fmt: skip
