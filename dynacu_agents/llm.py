@@ -51,7 +51,7 @@ from dynacu_gym.actions import (
     ActionError,
     parse_action,
 )
-from dynacu_gym.episode import AgentFailure
+from dynacu_gym.errors import AgentFailure, DynaCUError
 from dynacu_gym.imaging import encode_png
 
 APIS = ("openai", "anthropic")
@@ -146,7 +146,7 @@ _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
 _LABEL = re.compile(r"^(?:[-*>]\s+|(?:next\s+)?action\s*:\s*)", re.IGNORECASE)
 
 
-class LLMError(RuntimeError):
+class LLMError(DynaCUError, RuntimeError):
     """The model server could not be reached, or answered with no reply (an infrastructure fault).
 
     Attributes:

@@ -36,6 +36,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from dynacu_gym.errors import ActionError
+
 SCREEN_WIDTH = 1280
 SCREEN_HEIGHT = 720
 MAX_TEXT = 4096  # characters in one type/speak action
@@ -66,10 +68,6 @@ class ActionType(enum.IntEnum):
     SPEAK = 4
     WAIT = 5
     DONE = 6
-
-
-class ActionError(ValueError):
-    """An action that cannot be performed as given (an agent mistake, never a crash)."""
 
 
 @dataclass(frozen=True)

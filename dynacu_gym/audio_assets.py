@@ -20,17 +20,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from dynacu_gym.errors import AudioNotRendered
 from dynacu_gym.paths import cache_root
 from dynacu_gym.perception.tts import DEFAULT_VOICE, Voice, load_voice
-from dynacu_gym.tasks import Speaker, TaskFormatError, TaskSpec
+from dynacu_gym.tasks import Speaker, TaskSpec
 
 AUDIO_DIR = "audio"
 MANIFEST = "manifest.json"
 CLIP_RATE = 48000  # Hz of the rendered Opus clips
-
-
-class AudioNotRendered(TaskFormatError):
-    """A task's audio is missing or was rendered from a different script."""
 
 
 def spoken_lines(task: TaskSpec) -> list[tuple[int, Any]]:

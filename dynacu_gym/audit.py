@@ -106,6 +106,7 @@ from dynacu_gym.answers import (
     mentions,
     normalize,
 )
+from dynacu_gym.errors import AuditError
 from dynacu_gym.evaluation import (
     EPISODES_FILE,
     AgentSpec,
@@ -146,10 +147,6 @@ WRAP_LINES = 8  # how far below a wrapped line its rest may come (OCR interleave
 WRAP_WORDS = 3  # a key found wrapped has at least this many words: two are too easily met
 # A transcript line in a record: (12.3s–15.0s) "what was said"
 _HEARD = re.compile(r"^\((\d+(?:\.\d+)?)s–(\d+(?:\.\d+)?)s\) \"(.*)\"", re.M)
-
-
-class AuditError(RuntimeError):
-    """The audit cannot run here (a missing tool, an unusable output folder)."""
 
 
 def key_found(key: str, text: str) -> bool:

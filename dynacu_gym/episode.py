@@ -15,30 +15,13 @@ from typing import Any, NamedTuple
 import gymnasium as gym
 
 from dynacu_gym.answers import spoken_verdict
-from dynacu_gym.runtime.process import InfraError
+from dynacu_gym.errors import AgentFailure, InfraError
 from dynacu_gym.tasks import PLACEHOLDER, AnswerSpec, TaskSpec
 
 PERCEPTION_TIMINGS = ("capture", "keyframes", "asr", "tts")  # info["timings"] keys summed
 AGENT_FAILURE = "agent_failure"  # the result of an episode the agent could not go on with
 # The page's verdicts of heard speech (the runtime's DynaCU.verdicts); none on a page without it.
 VERDICTS_SCRIPT = "() => (window.DynaCU && window.DynaCU.verdicts) || []"
-
-
-class AgentFailure(RuntimeError):
-    """The agent cannot go on: its model server refused a request, say (HTTP 400, 401, 413).
-
-    Raised from an agent's ``act``, it ends the episode as the agent's failure (result
-    ``"agent_failure"``, the message kept), never as an infrastructure fault: running the
-    episode again would only meet the same refusal.
-
-    Attributes:
-        info: the step's agent info so far (``calls``, tokens, ``latency_s``), counted into
-            the episode's totals.
-    """
-
-    def __init__(self, message: str, info: Mapping[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.info = dict(info or {})
 
 
 @dataclass

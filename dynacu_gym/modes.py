@@ -33,6 +33,8 @@ from collections.abc import Iterable
 
 import gymnasium as gym
 
+from dynacu_gym.errors import ModeUnavailableError
+
 # Every channel, in wrapping order.
 CHANNELS = ("elements", "keyframes", "narration", "transcript", "speech")
 
@@ -65,10 +67,6 @@ CHANNEL_WRAPPERS: dict[str, str] = {
     "speech": "dynacu_gym.wrappers.speech:Speech",
     "transcript": "dynacu_gym.wrappers.transcript:AudioTranscript",
 }
-
-
-class ModeUnavailableError(ValueError):
-    """A mode whose channels this version of dynacu-gym does not provide."""
 
 
 def check_channels(channels: Iterable[str]) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from dynacu_gym.actions import ActionError, parse_action
 from dynacu_gym.answers import KINDS, normalize
+from dynacu_gym.errors import TaskFormatError
 from dynacu_gym.paths import tasks_root
 
 if sys.version_info >= (3, 11):
@@ -50,10 +51,6 @@ PAGE_PLACEHOLDER = re.compile(r"\{page:([^{}]+)\}")
 # {center:SELECTOR}: "X Y", the screen centre of the first element matching a CSS selector when
 # the step acts (privileged): action = "click {center:.target}" hits a moving target.
 CENTER_PLACEHOLDER = re.compile(r"\{center:([^{}]+)\}")
-
-
-class TaskFormatError(ValueError):
-    """A task file that does not follow the task format."""
 
 
 @dataclass(frozen=True)

@@ -24,14 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from dynacu_gym.errors import ClipWeightsError
+
 DEFAULT_ARCH = "ViT-B-32"
 DEFAULT_THRESHOLD = 0.04
 RANDOM_WEIGHTS = "random"
 _CHECKPOINT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt")
-
-
-class ClipWeightsError(ValueError):
-    """The CLIP gate's weights could not be found or loaded (nothing is downloaded)."""
 
 
 class ClipGate:

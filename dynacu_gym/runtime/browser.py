@@ -17,8 +17,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, TypeVar
 
+from dynacu_gym.errors import BrowserCrashed, InfraError
 from dynacu_gym.runtime.elements import ELEMENTS_INIT_SCRIPT
-from dynacu_gym.runtime.process import InfraError
 
 T = TypeVar("T")
 
@@ -211,10 +211,6 @@ PASS_SLICE_SCRIPT = """
 
 # The epoch the fake clock starts at (ms): any fixed date, so that Date is the same every run.
 PAUSED_EPOCH_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
-
-
-class BrowserCrashed(InfraError):
-    """The browser, its page or its driver died."""
 
 
 class Browser:

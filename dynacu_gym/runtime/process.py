@@ -9,13 +9,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-
-class InfraError(RuntimeError):
-    """A part of the sandbox (display, audio daemon, browser, server) failed.
-
-    Infrastructure failures are never the agent's fault: the env ends the episode with
-    ``truncated=True`` and ``info["infra_error"]``, and the next ``reset()`` rebuilds the part.
-    """
+from dynacu_gym.errors import InfraError  # noqa: F401 - its home before errors.py
 
 
 class ChildProcess:
