@@ -20,7 +20,7 @@ import gymnasium as gym
 
 import dynacu_gym  # noqa: F401 - registers the envs
 from dynacu_gym import parse_action
-from dynacu_gym.cli import select_tasks
+from dynacu_gym.harness.cli import select_tasks
 
 
 def measure(task: str, mode: str, clock: str, steps: int, wait: float) -> dict[str, float]:

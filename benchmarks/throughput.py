@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-from dynacu_gym.evaluation import AgentSpec, evaluate
+from dynacu_gym.harness.runner import AgentSpec, evaluate
 
 RAY_PARTS = ("gcs_server", "raylet", "ray::IDLE", "ray::Sandbox", "log_monitor", "monitor.py",
              "dashboard", "runtime_env", "ray::Actor")  # fmt: skip
