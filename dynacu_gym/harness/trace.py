@@ -27,8 +27,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from dynacu_gym.imaging import save_png
-from dynacu_gym.perception.capture import RATE
 from dynacu_gym.runtime.process import InfraError
+from dynacu_gym.runtime.speaker import RATE
 
 TRACE_FILE = "trace.jsonl"
 EPISODE_FILE = "episode.json"

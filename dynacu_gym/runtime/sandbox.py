@@ -14,12 +14,12 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynacu_gym.perception.capture import SpeakerCapture
 from dynacu_gym.runtime.audio import AudioServer
 from dynacu_gym.runtime.browser import Browser
 from dynacu_gym.runtime.display import SCREEN_HEIGHT, SCREEN_WIDTH, VirtualDisplay
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.runtime.server import TaskServer
+from dynacu_gym.runtime.speaker import SpeakerCapture
 
 
 @dataclass(frozen=True)
