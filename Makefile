@@ -41,6 +41,7 @@ lint: python
 	$(PY) -m ruff check dynacu_gym dynacu_agents tests benchmarks
 	$(PY) -m ruff format --check dynacu_gym dynacu_agents tests benchmarks
 	$(PY) -m mypy dynacu_gym dynacu_agents
+	$(VENV)/bin/lint-imports
 
 test: setup lint
 	$(PY) -m pytest -m "not slow" $(DURATIONS) $(PYTEST_ARGS)
