@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dynacu_gym.errors import AudioNotRendered
-from dynacu_gym.paths import cache_root
+from dynacu_gym.paths import VARIANT_URL, cache_root
 from dynacu_gym.perception.tts import DEFAULT_VOICE, Voice, load_voice
 from dynacu_gym.tasks import Speaker, TaskSpec
 
@@ -45,9 +45,6 @@ def script_hash(task: TaskSpec, voice: str = DEFAULT_VOICE) -> str:
         )
     blob = json.dumps({"voice": voice, "lines": parts}, sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()
-
-
-VARIANT_URL = "/variant-audio/"  # where the task server serves a variant's clips
 
 
 def audio_dir(task: TaskSpec) -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -26,8 +27,9 @@ from dynacu_gym.actions import (
     to_charset,
     validate_action,
 )
-from dynacu_gym.audio_assets import audio_clips
+from dynacu_gym.audio_assets import audio_clips, audio_dir
 from dynacu_gym.modes import CLOCKS
+from dynacu_gym.perception.asr import listening_transcriber
 from dynacu_gym.record import MAX_RECORD_CHARS, RecordParts, render_record
 from dynacu_gym.runtime.browser import Browser
 from dynacu_gym.runtime.elements import (
@@ -523,13 +525,15 @@ class DynaCUEnv(gym.Env):
 
     def _ensure_sandbox(self) -> None:
         if self.sandbox is None:
-            self.sandbox = Sandbox(self.sandbox_config)
+            model = self.sandbox_config.listen_model
+            self.sandbox = Sandbox(self.sandbox_config, partial(listening_transcriber, model))
         self.sandbox.ensure_running()
 
     def _load_page(self, page_seed: int) -> None:
         sandbox = self._sandbox()
         browser = sandbox.browser_or_raise()
-        sandbox.server.begin_episode(self.task, page_seed)
+        variant_audio = audio_dir(self.task) if self.task.variant else None
+        sandbox.server.begin_episode(self.task, page_seed, audio_clips(self.task), variant_audio)
         if self.clock == "paused":
             browser.hold_time()
         browser.goto(sandbox.server.origin + self.task.page_path)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
+VARIANT_URL = "/variant-audio/"  # where the task server serves a variant's rendered clips
 
 
 def data_root() -> Path:

@@ -242,6 +242,21 @@ def load_recognizer(
         return _LOADED[key]
 
 
+def listening_transcriber(model: str | None = None) -> Callable[[bytes], str]:
+    """What a listening page's uploads are transcribed with, handed to the task server.
+
+    Loads the recogniser now (:func:`load_recognizer`); the function returned decodes an
+    uploaded clip (:func:`decode_audio`) and gives its text.
+    """
+    recognizer = load_recognizer(model, user="listening")
+
+    def transcribe(data: bytes) -> str:
+        audio = decode_audio(data)
+        return " ".join(seg.text for seg in recognizer.transcribe(audio)).strip()
+
+    return transcribe
+
+
 def decode_audio(data: bytes) -> np.ndarray:
     """Any audio file ffmpeg reads (webm/opus from a page's MediaRecorder) -> 16 kHz float32.
 

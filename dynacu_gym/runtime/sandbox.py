@@ -18,7 +18,7 @@ from dynacu_gym.runtime.audio import AudioServer
 from dynacu_gym.runtime.browser import Browser
 from dynacu_gym.runtime.display import SCREEN_HEIGHT, SCREEN_WIDTH, VirtualDisplay
 from dynacu_gym.runtime.process import InfraError
-from dynacu_gym.runtime.server import TaskServer
+from dynacu_gym.runtime.server import Listener, TaskServer
 from dynacu_gym.runtime.speaker import SpeakerCapture
 
 
@@ -44,14 +44,21 @@ class SandboxConfig:
 
 
 class Sandbox:
-    """The processes and servers behind one env."""
+    """The processes and servers behind one env.
 
-    def __init__(self, config: SandboxConfig | None = None):
+    Args:
+        config: the sandbox's settings.
+        listener: what makes the transcriber of a listening page's speech (the env hands in
+            ``perception.asr.listening_transcriber`` for ``config.listen_model``); None for a
+            sandbox whose pages never listen.
+    """
+
+    def __init__(self, config: SandboxConfig | None = None, listener: Listener | None = None):
         self.config = config or SandboxConfig()
         self.workdir = Path(tempfile.mkdtemp(prefix="dynacu-"))
         self.display = VirtualDisplay(self.workdir, self.config.width, self.config.height)
         self.audio = AudioServer(self.workdir)
-        self.server = TaskServer(asr_model=self.config.listen_model)
+        self.server = TaskServer(listener)
         self.browser: Browser | None = None
         self.capture: SpeakerCapture | None = None
         self.restarts = 0  # rebuilds after a part died (the first start is not one)

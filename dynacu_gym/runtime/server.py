@@ -19,7 +19,8 @@ import json
 import mimetypes
 import secrets
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,8 +28,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from dynacu_gym.answers import answer_hash, normalize
-from dynacu_gym.audio_assets import VARIANT_URL, audio_clips, audio_dir
-from dynacu_gym.paths import tasks_root
+from dynacu_gym.paths import VARIANT_URL, tasks_root
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.tasks import TaskSpec
 
@@ -43,15 +43,22 @@ class Episode:
     task: TaskSpec
     seed: int
     salt: str
+    clips: list[dict[str, Any]] = field(default_factory=list)  # the page's audio clips
+    variant_audio: Path | None = None  # where a variant's rendered clips lie
+
+
+# What makes the transcriber of a listening page's uploads (see perception.asr's
+# listening_transcriber): called once, when a page first needs it.
+Listener = Callable[[], Callable[[bytes], str]]
 
 
 class TaskServer:
     """An HTTP server on 127.0.0.1 and a free port, serving one sandbox's pages."""
 
-    def __init__(self, asr_model: str | None = None) -> None:
-        self.asr_model = asr_model
-        self._recognizer: Any = None
-        self._recognizer_lock = threading.Lock()
+    def __init__(self, listener: Listener | None = None) -> None:
+        self.listener = listener
+        self._transcribe: Callable[[bytes], str] | None = None
+        self._transcribe_lock = threading.Lock()
         self.heard: list[str] = []  # every utterance transcribed for the page, in order
         self._episode: Episode | None = None
         self._lock = threading.Lock()
@@ -94,31 +101,52 @@ class TaskServer:
         """Whether the server thread is serving."""
         return self._thread is not None and self._thread.is_alive()
 
-    def begin_episode(self, task: TaskSpec, seed: int) -> Episode:
-        """Serve ``task`` from now on, with a fresh salt for its answers."""
-        episode = Episode(task=task, seed=seed, salt=secrets.token_hex(16))
+    def begin_episode(
+        self,
+        task: TaskSpec,
+        seed: int,
+        clips: Sequence[dict[str, Any]] = (),
+        variant_audio: Path | None = None,
+    ) -> Episode:
+        """Serve ``task`` from now on, with a fresh salt for its answers.
+
+        ``clips`` are the page's audio clips (``audio_assets.audio_clips``), and
+        ``variant_audio`` the folder of a variant's rendered ones, served under
+        :data:`~dynacu_gym.paths.VARIANT_URL`.
+        """
+        episode = Episode(
+            task=task,
+            seed=seed,
+            salt=secrets.token_hex(16),
+            clips=[dict(c) for c in clips],
+            variant_audio=variant_audio,
+        )
         with self._lock:
             self._episode = episode
             self.heard = []
         if task.listens:
-            self.recognizer()  # load now, not when the agent's first words arrive
+            self.transcriber()  # load now, not when the agent's first words arrive
         return episode
 
-    def recognizer(self) -> Any:
-        """The Whisper model that transcribes what pages hear (loaded once, on first need)."""
-        with self._recognizer_lock:
-            if self._recognizer is None:
-                from dynacu_gym.perception.asr import load_recognizer
+    def transcriber(self) -> Callable[[bytes], str]:
+        """What transcribes what pages hear: made by the listener once, on first need.
 
-                self._recognizer = load_recognizer(self.asr_model, user="listening")
-            return self._recognizer
+        Raises:
+            InfraError: the server was given no listener.
+        """
+        with self._transcribe_lock:
+            if self._transcribe is None:
+                if self.listener is None:
+                    raise InfraError(
+                        "the task server has no listener to transcribe what the page hears: "
+                        "a sandbox for a listening page needs one (the env hands it in)"
+                    )
+                self._transcribe = self.listener()
+            return self._transcribe
 
     def transcribe_upload(self, data: bytes) -> str:
         """Transcribe audio a page uploaded and remember what was heard."""
-        from dynacu_gym.perception.asr import decode_audio
-
-        audio = decode_audio(data)
-        text = " ".join(seg.text for seg in self.recognizer().transcribe(audio)).strip()
+        text = self.transcriber()(data)
         with self._lock:
             self.heard.append(text)
         return text
@@ -155,7 +183,7 @@ class TaskServer:
             "category": task.category,
             "config": task.config,
             "timeline": timeline,
-            "audio": audio_clips(task),
+            "audio": [dict(c) for c in episode.clips],
             "timeLimit": task.time_limit_s,
             "duration": task.duration_s,
             "success": task.success,
@@ -174,8 +202,8 @@ class TaskServer:
             base, rel = episode.task.root, path[len("/task/") :]
         elif path.startswith("/shared/"):
             base, rel = tasks_root() / "_shared", path[len("/shared/") :]
-        elif path.startswith(VARIANT_URL) and episode is not None and episode.task.variant:
-            base, rel = audio_dir(episode.task), path[len(VARIANT_URL) :]
+        elif path.startswith(VARIANT_URL) and episode is not None and episode.variant_audio:
+            base, rel = episode.variant_audio, path[len(VARIANT_URL) :]
         else:
             return None
         parts = [p for p in rel.split("/") if p]
