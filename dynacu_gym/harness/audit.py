@@ -116,7 +116,7 @@ from dynacu_gym.harness.runner import (
     read_lines,
     trace_dir,
 )
-from dynacu_gym.harness.trace import EPISODE_FILE, TRACE_FILE
+from dynacu_gym.harness.trace import OUTCOME_FILE, TRACE_FILE
 from dynacu_gym.modes import MODE_CHANNELS, MODES, check_mode, mode_channels
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import Evidence, TaskSpec, catalogue_order, find_task, task_folders
@@ -531,7 +531,7 @@ def read_trace(folder: Path) -> Observed:
         for k, t in enumerate(line.get("keyframe_times", [])):
             frames.append((float(t), folder / "keyframes" / f"{name}-{k + 1}.png"))
     keyframes = len(frames) - len(lines)  # one screenshot a step; the rest are keyframes
-    episode = folder / EPISODE_FILE
+    episode = folder / OUTCOME_FILE
     result = json.loads(episode.read_text(encoding="utf-8")) if episode.is_file() else {}
     return Observed(
         tuple(sorted(heard.values())),

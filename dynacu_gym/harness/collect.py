@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from dynacu_gym.actions import ActionError, format_action, validate_action
-from dynacu_gym.harness.trace import EPISODE_FILE, TRACE_FILE
+from dynacu_gym.harness.trace import OUTCOME_FILE, TRACE_FILE
 
 DEMOS_FILE = "demos.jsonl"
 
@@ -53,7 +53,7 @@ def episode_demos(trace: Path, root: Path, system: str) -> list[dict[str, Any]]:
     Raises:
         FileNotFoundError: the trace is not finished (no ``episode.json``).
     """
-    episode = json.loads((trace / EPISODE_FILE).read_text(encoding="utf-8"))
+    episode = json.loads((trace / OUTCOME_FILE).read_text(encoding="utf-8"))
     steps = [
         json.loads(line) for line in (trace / TRACE_FILE).read_text(encoding="utf-8").splitlines()
     ]
@@ -113,7 +113,7 @@ def write_demos(out: Path, successes_only: bool = False) -> tuple[int, int]:
     path = out / DEMOS_FILE
     with path.open("w", encoding="utf-8") as sink:
         for trace in sorted((out / "traces").glob("*/")):
-            if not (trace / EPISODE_FILE).is_file():
+            if not (trace / OUTCOME_FILE).is_file():
                 continue  # an episode that did not finish
             demos = episode_demos(trace, out, SYSTEM_PROMPT)
             if not demos or (successes_only and not demos[0]["outcome"]["success"]):

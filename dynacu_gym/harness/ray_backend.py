@@ -48,7 +48,7 @@ RAY_EXTRA = "pip install 'dynacu-gym[ray]'"
 CLOSE_TIMEOUT_S = 60.0
 
 
-class Sandbox:
+class EpisodeActor:
     """A Ray actor's body: one :class:`EpisodeHost` on the node Ray chose."""
 
     def __init__(self, agent: AgentSpec, env_options: dict[str, Any], traces: bool) -> None:
@@ -147,7 +147,7 @@ def _schedule(
     import ray
     from ray.exceptions import RayActorError, RayError
 
-    remote = ray.remote(num_cpus=1, max_restarts=0)(Sandbox)
+    remote = ray.remote(num_cpus=1, max_restarts=0)(EpisodeActor)
     waiting: collections.deque[int] = collections.deque()
     attempts = Attempts(todo, agent, record, waiting.append, env_options)
     for index in range(len(todo)):

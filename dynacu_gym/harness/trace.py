@@ -30,8 +30,9 @@ from dynacu_gym.imaging import save_png
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.runtime.speaker import RATE
 
-TRACE_FILE = "trace.jsonl"
-EPISODE_FILE = "episode.json"
+TRACE_FILE = "trace.jsonl"  # a trace's steps, one line each
+OUTCOME_FILE = "episode.json"  # a trace's outcome (not a run's episodes.jsonl: EPISODES_FILE)
+EPISODE_FILE = OUTCOME_FILE  # its name before it was told apart from EPISODES_FILE
 _INFO_KEYS = ("task_result", "last_action_error", "timings", "speech", "infra_error")
 
 
@@ -151,7 +152,7 @@ class TraceRecorder:
             InfraError: the result could not be written.
         """
         with self._writing():
-            (self.out / EPISODE_FILE).write_text(json.dumps(_json_safe(result), indent=2) + "\n")
+            (self.out / OUTCOME_FILE).write_text(json.dumps(_json_safe(result), indent=2) + "\n")
         self.close()
 
     def close(self) -> None:
