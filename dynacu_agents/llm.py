@@ -3,8 +3,13 @@
 Two wire formats are spoken, with the standard library only:
 
 - ``api="openai"``: ``POST {base_url}/chat/completions``, the format of OpenAI and of the
-  OpenAI-compatible servers (vLLM, Ollama, llama.cpp, ...);
-- ``api="anthropic"``: ``POST {base_url}/v1/messages``, the Anthropic Messages API.
+  OpenAI-compatible servers (vLLM, Ollama, llama.cpp, ...): :class:`ChatCompletions`;
+- ``api="anthropic"``: ``POST {base_url}/v1/messages``, the Anthropic Messages API:
+  :class:`Messages`.
+
+Each wire class makes a request's headers and body and reads the reply's text; the agent
+(:class:`LLMAgent`) does the rest the same for both: the record and images, the reply format,
+the retry, the history, the HTTP and its errors.
 
 Every step is one request: the observation record (which already carries the task, the prior
 actions, the transcripts, the keyframe list and the agent's narration, the memory the AOI
@@ -338,6 +343,98 @@ class StepCost:
         return out
 
 
+def _joined(parts: list[MessagePart]) -> str | None:
+    """A turn of text alone as one string (many local models' chat templates take no other)."""
+    return None if any(p.png for p in parts) else "\n\n".join(p.text for p in parts)
+
+
+class ChatCompletions:
+    """OpenAI's chat completions, as OpenAI and every OpenAI-compatible server speak it."""
+
+    path = "/chat/completions"
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        """The request's headers: a bearer key where there is one (a local server needs none)."""
+        headers = {"content-type": "application/json"}
+        if api_key:
+            headers["authorization"] = f"Bearer {api_key}"
+        return headers
+
+    def body(self, agent: LLMAgent, turns: list[tuple[str, list[MessagePart]]]) -> dict[str, Any]:
+        """The request: the system prompt, then each turn (text alone as a string)."""
+        messages: list[dict[str, Any]] = [{"role": "system", "content": agent.system_prompt}]
+        for role, parts in turns:
+            content: Any = _joined(parts)
+            if content is None:
+                content = [
+                    {"type": "image_url", "image_url": {"url": _data_url(p.png)}}
+                    if p.png
+                    else {"type": "text", "text": p.text}
+                    for p in parts
+                ]
+            messages.append({"role": role, "content": content})
+        body: dict[str, Any] = {"model": agent.model, "messages": messages}
+        cap = "max_completion_tokens" if agent.max_completion_tokens else "max_tokens"
+        body[cap] = agent.max_tokens
+        body["temperature"] = agent.temperature
+        if agent.reasoning_effort is not None:
+            body["reasoning_effort"] = agent.reasoning_effort
+        return body
+
+    def reply_text(self, answer: dict[str, Any]) -> str:
+        """The reply's text."""
+        return _text_of(answer["choices"][0]["message"].get("content"))
+
+
+class Messages:
+    """Anthropic's Messages API."""
+
+    path = "/v1/messages"
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        """The request's headers: the key and the API version."""
+        return {
+            "content-type": "application/json",
+            "x-api-key": api_key or "",
+            "anthropic-version": ANTHROPIC_VERSION,
+        }
+
+    def body(self, agent: LLMAgent, turns: list[tuple[str, list[MessagePart]]]) -> dict[str, Any]:
+        """The request: the system prompt apart, each turn (text alone as a string)."""
+        messages: list[dict[str, Any]] = []
+        for role, parts in turns:
+            content: Any = _joined(parts)
+            if content is None:
+                content = [
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": p.png},
+                    }
+                    if p.png
+                    else {"type": "text", "text": p.text}
+                    for p in parts
+                ]
+            messages.append({"role": role, "content": content})
+        body: dict[str, Any] = {
+            "model": agent.model,
+            "system": agent.system_prompt,
+            "max_tokens": agent.max_tokens,
+            "messages": messages,
+        }
+        if agent.reasoning_effort is not None:
+            # Extended thinking: a budget by effort; Anthropic takes no temperature with it.
+            budget = THINKING_BUDGETS[agent.reasoning_effort]
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            body["max_tokens"] = agent.max_tokens + budget
+        else:
+            body["temperature"] = agent.temperature
+        return body
+
+    def reply_text(self, answer: dict[str, Any]) -> str:
+        """The reply's text."""
+        return _text_of(answer["content"])
+
+
 class LLMAgent:
     """Asks a chat model for every action (see the module docstring).
 
@@ -445,6 +542,7 @@ class LLMAgent:
             raise ValueError(f"the {api} API needs a key: set {KEY_ENV[api]} or pass api_key{hint}")
         self.model = model
         self.api = api
+        self.wire: ChatCompletions | Messages = ChatCompletions() if api == "openai" else Messages()
         self.base_url = url.rstrip("/")
         self.api_key = key
         self.max_tokens = max_tokens
@@ -476,9 +574,7 @@ class LLMAgent:
     @property
     def url(self) -> str:
         """Where requests go."""
-        if self.api == "openai":
-            return f"{self.base_url}/chat/completions"
-        return f"{self.base_url}/v1/messages"
+        return self.base_url + self.wire.path
 
     def reset(self, instruction: str) -> None:
         """Start an episode: the history and the running totals go back to zero."""
@@ -568,81 +664,15 @@ class LLMAgent:
     # ---- the wire -----------------------------------------------------------------------------
 
     def request_body(self, turns: list[tuple[str, list[MessagePart]]]) -> dict[str, Any]:
-        """The JSON body of a request for these turns, in this agent's wire format.
-
-        A turn of text alone is one string (chat templates of many local models take no
-        other); a turn with images is a list of parts.
-        """
-        if self.api == "openai":
-            messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt}]
-            for role, parts in turns:
-                content: Any
-                if not any(p.png for p in parts):
-                    content = "\n\n".join(p.text for p in parts)
-                else:
-                    content = [
-                        {"type": "image_url", "image_url": {"url": _data_url(p.png)}}
-                        if p.png
-                        else {"type": "text", "text": p.text}
-                        for p in parts
-                    ]
-                messages.append({"role": role, "content": content})
-            body: dict[str, Any] = {"model": self.model, "messages": messages}
-            body["max_completion_tokens" if self.max_completion_tokens else "max_tokens"] = (
-                self.max_tokens
-            )
-            body["temperature"] = self.temperature
-            if self.reasoning_effort is not None:
-                body["reasoning_effort"] = self.reasoning_effort
-            return body
-        messages = []
-        for role, parts in turns:
-            if not any(p.png for p in parts):
-                messages.append({"role": role, "content": "\n\n".join(p.text for p in parts)})
-                continue
-            content = [
-                {
-                    "type": "image",
-                    "source": {"type": "base64", "media_type": "image/png", "data": p.png},
-                }
-                if p.png
-                else {"type": "text", "text": p.text}
-                for p in parts
-            ]
-            messages.append({"role": role, "content": content})
-        body = {
-            "model": self.model,
-            "system": self.system_prompt,
-            "max_tokens": self.max_tokens,
-            "messages": messages,
-        }
-        if self.reasoning_effort is not None:
-            # Extended thinking: a budget by effort; Anthropic takes no temperature with it.
-            budget = THINKING_BUDGETS[self.reasoning_effort]
-            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
-            body["max_tokens"] = self.max_tokens + budget
-        else:
-            body["temperature"] = self.temperature
-        return body
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json"}
-        if self.api == "openai":
-            if self.api_key:
-                headers["authorization"] = f"Bearer {self.api_key}"
-        else:
-            headers["x-api-key"] = self.api_key or ""
-            headers["anthropic-version"] = ANTHROPIC_VERSION
-        return headers
+        """The JSON body of a request for these turns, in this agent's wire format."""
+        return self.wire.body(self, turns)
 
     def _complete(self, turns: list[tuple[str, list[MessagePart]]], cost: StepCost) -> str:
         """Send the turns and return the reply text, adding the call's cost to ``cost``."""
         answer = self._post(json.dumps(self.request_body(turns)).encode("utf-8"), cost)
         try:
             add_usage(cost, answer.get("usage") or {})
-            if self.api == "openai":
-                return _text_of(answer["choices"][0]["message"].get("content"))
-            return _text_of(answer["content"])
+            return self.wire.reply_text(answer)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as e:
             raise LLMError(
                 f"{self.url} answered without a reply in the {self.api} format: "
@@ -653,7 +683,8 @@ class LLMAgent:
         """POST ``body``; retry 429 and 5xx answers; the answer's JSON."""
         url = self.url
         for attempt in range(self.http_retries + 1):
-            request = urllib.request.Request(url, data=body, headers=self._headers(), method="POST")
+            headers = self.wire.headers(self.api_key)
+            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
             t = time.monotonic()
             cost.calls += 1
             try:
