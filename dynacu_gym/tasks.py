@@ -412,6 +412,170 @@ def _substitute(path: Path, value: Any, values: dict[str, Any], used: set[str]) 
     return VARIABLE.sub(fill, value)
 
 
+def _read_id(top: _Table, folder: Path) -> tuple[str, str, str]:
+    """``id``: the task's id, category and number, which its folder must match."""
+    path = top.path
+    task_id = top.get(
+        "id", "a task id like 'A1'", lambda v: isinstance(v, str) and bool(TASK_ID.match(v))
+    )
+    category, number = TASK_ID.match(task_id).groups()  # type: ignore[union-attr]
+    folder_match = re.match(r"^(\d+)-", folder.name)
+    if (
+        folder.parent.name != category
+        or not folder_match
+        or int(folder_match.group(1)) != int(number)
+    ):
+        raise TaskFormatError(
+            f"{path}: 'id' {task_id!r} does not match the folder; expected "
+            f"tasks/{category}/{int(number)}-<slug>/"
+        )
+    if category not in CATEGORIES:
+        raise TaskFormatError(
+            f"{path}: 'id': unknown category {category!r}; expected one of {', '.join(CATEGORIES)}"
+        )
+    return task_id, category, number
+
+
+def _read_speakers(top: _Table) -> dict[str, Speaker]:
+    """``[speakers.NAME]``: how each voice of the script sounds."""
+    speakers: dict[str, Speaker] = {}
+    for name, data in top.table("speakers").items():
+        t = _Table(top.path, data, f"speakers.{name}")
+        speakers[name] = Speaker(
+            pitch=t.number("pitch", default=1.0, minimum=0.5),
+            rate=t.number("rate", default=1.0, minimum=0.5),
+        )
+        t.finish()
+    return speakers
+
+
+def _read_script(top: _Table, speakers: dict[str, Speaker]) -> list[ScriptLine]:
+    """``[[script]]``: what the page says and shows, and when."""
+    script = []
+    for i, data in enumerate(top.array("script")):
+        t = _Table(top.path, data, f"script #{i + 1}")
+        line_t = t.number("t")
+        say = t.string("say", default="")
+        show = t.string("show", default="")
+        speaker = t.string("speaker", default="")
+        until = t.number("until", default=None)
+        if say and speakers and speaker not in speakers:
+            t.fail("speaker", f"one of {', '.join(speakers)}", speaker)
+        if until is not None and until <= line_t:
+            t.fail("until", f"a time after t = {line_t:g}", until)
+        script.append(
+            ScriptLine(line_t, speaker, say, show, until, extra=t.finish(allow_extra=True))
+        )
+    return script
+
+
+def _read_answers(top: _Table) -> dict[str, AnswerSpec]:
+    """``[answers.FIELD]``: each answer's kind, accepted forms and near misses."""
+    answers: dict[str, AnswerSpec] = {}
+    for name, data in top.table("answers").items():
+        t = _Table(top.path, data, f"answers.{name}")
+        kind = t.choice("kind", KINDS)
+        accept = t.strings("accept")
+        reject = t.strings("reject", default=(), nonempty=False)
+        t.finish()
+        for form in accept:
+            if normalize(kind, form) is None:
+                t.fail("accept", f"forms that read as a {kind}", form)
+        right = {normalize(kind, form) for form in accept}
+        for form in reject:
+            if normalize(kind, form) in right:
+                t.fail("reject", "near misses that differ from every accepted answer", form)
+        answers[name] = AnswerSpec(kind, accept, reject)
+    return answers
+
+
+def _read_evidence(top: _Table) -> list[Evidence]:
+    """``[[evidence]]``: what the task gives to perceive, in which channel and window."""
+    evidence = []
+    for i, data in enumerate(top.array("evidence")):
+        t = _Table(top.path, data, f"evidence #{i + 1}")
+        window = t.get(
+            "window",
+            "[start, end] in seconds with start <= end",
+            lambda v: (
+                isinstance(v, list)
+                and len(v) == 2
+                and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+                and 0 <= v[0] <= v[1]
+            ),
+            convert=lambda v: (float(v[0]), float(v[1])),
+        )
+        item = Evidence(
+            fact=t.string("fact"),
+            channel=t.choice("channel", CHANNELS),
+            window=window,
+            transient=t.flag("transient"),
+            keys=t.strings("keys", default=()),
+            all_keys=t.flag("all_keys"),
+            follows=t.whole("follows", "a solution step, a whole number >= 1", None),
+        )
+        evidence.append(item)
+        t.finish()
+    return evidence
+
+
+def _read_solution(
+    top: _Table, answers: dict[str, AnswerSpec], listens: bool
+) -> list[SolutionStep]:
+    """``[[solution]]``: the scripted solution's steps, each action checked as an agent's."""
+    solution = []
+    for i, data in enumerate(top.array("solution")):
+        t = _Table(top.path, data, f"solution #{i + 1}")
+        # One action, or a run of them (`actions`) done `repeat` times: a game's "wait for the
+        # next target, then hit it" is one line, not a hundred.
+        if "actions" in t.data:
+            if "action" in t.data:
+                t.fail("actions", "either 'action' or 'actions', not both", t.data["actions"])
+            key, actions = "actions", t.strings("actions")
+        else:
+            key, actions = "action", (t.string("action"),)
+        repeat = t.whole("repeat", "a whole number >= 1", 1)
+        at, when = t.number("at", default=None), t.string("when", default="")
+        timeout = t.number("timeout", default=30.0, minimum=0.1)
+        t.finish()
+        for action in actions:
+            for ref in PLACEHOLDER.findall(action):
+                if ref not in answers:
+                    t.fail(key, f"{{answer.FIELD}} with FIELD in {sorted(answers)}", action)
+            try:
+                filled = CENTER_PLACEHOLDER.sub("0 0", PLACEHOLDER.sub("x", action))
+                parse_action(PAGE_PLACEHOLDER.sub("0", filled))
+            except ActionError as e:
+                raise TaskFormatError(f"{top.path}: [solution #{i + 1}] {key!r}: {e}") from e
+            if SolutionStep(action).speaks and not listens:
+                t.fail(key, "no speak unless the task sets listens = true", action)
+        # `at` and `when` hold back the first action only; the rest follow it.
+        for n, action in enumerate(actions * repeat):
+            first = n == 0
+            solution.append(
+                SolutionStep(
+                    action=action,
+                    at=at if first else None,
+                    when=when if first else "",
+                    timeout=timeout,
+                )
+            )
+    return solution
+
+
+def _check_follows(path: Path, evidence: list[Evidence], solution: list[SolutionStep]) -> None:
+    """Each evidence item's ``follows`` names a step of the solution that can precede it."""
+    for i, item in enumerate(evidence):
+        if item.follows is None:
+            continue
+        where = _Table(path, {}, f"evidence #{i + 1}")
+        if item.follows > len(solution):
+            where.fail("follows", f"a step of the {len(solution)}-step solution", item.follows)
+        if item.channel == "visual" and solution[item.follows - 1].speaks:
+            # The audit's timeline, which every visual item is judged against, does not speak.
+            where.fail("follows", "for visual evidence, a step that does not speak", item.follows)
+
+
 def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
     """Load and validate ``folder/task.toml``, with variant number ``variant`` filled in.
 
@@ -446,24 +610,7 @@ def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
         raise TaskFormatError(f"{path}: [[variants]] name {unused[0]!r}, which no ${{...}} uses")
 
     top = _Table(path, raw, "")
-    task_id = top.get(
-        "id", "a task id like 'A1'", lambda v: isinstance(v, str) and bool(TASK_ID.match(v))
-    )
-    category, number = TASK_ID.match(task_id).groups()  # type: ignore[union-attr]
-    folder_match = re.match(r"^(\d+)-", folder.name)
-    if (
-        folder.parent.name != category
-        or not folder_match
-        or int(folder_match.group(1)) != int(number)
-    ):
-        raise TaskFormatError(
-            f"{path}: 'id' {task_id!r} does not match the folder; expected "
-            f"tasks/{category}/{int(number)}-<slug>/"
-        )
-    if category not in CATEGORIES:
-        raise TaskFormatError(
-            f"{path}: 'id': unknown category {category!r}; expected one of {', '.join(CATEGORIES)}"
-        )
+    task_id, category, number = _read_id(top, folder)
     got_category = top.choice("category", tuple(CATEGORIES), default=category)
     if got_category != category:
         top.fail("category", f"{category!r} (from the id)", got_category)
@@ -510,120 +657,13 @@ def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
     if len(checklist) == 1:
         top.fail("checklist", "two criteria or more (one is the task's success)", checklist)
 
-    speakers: dict[str, Speaker] = {}
-    for name, data in top.table("speakers").items():
-        t = _Table(path, data, f"speakers.{name}")
-        speakers[name] = Speaker(
-            pitch=t.number("pitch", default=1.0, minimum=0.5),
-            rate=t.number("rate", default=1.0, minimum=0.5),
-        )
-        t.finish()
-
-    script = []
-    for i, data in enumerate(top.array("script")):
-        t = _Table(path, data, f"script #{i + 1}")
-        line_t = t.number("t")
-        say = t.string("say", default="")
-        show = t.string("show", default="")
-        speaker = t.string("speaker", default="")
-        until = t.number("until", default=None)
-        if say and speakers and speaker not in speakers:
-            t.fail("speaker", f"one of {', '.join(speakers)}", speaker)
-        if until is not None and until <= line_t:
-            t.fail("until", f"a time after t = {line_t:g}", until)
-        script.append(
-            ScriptLine(line_t, speaker, say, show, until, extra=t.finish(allow_extra=True))
-        )
-
-    answers: dict[str, AnswerSpec] = {}
-    for name, data in top.table("answers").items():
-        t = _Table(path, data, f"answers.{name}")
-        kind = t.choice("kind", KINDS)
-        accept = t.strings("accept")
-        reject = t.strings("reject", default=(), nonempty=False)
-        t.finish()
-        for form in accept:
-            if normalize(kind, form) is None:
-                t.fail("accept", f"forms that read as a {kind}", form)
-        right = {normalize(kind, form) for form in accept}
-        for form in reject:
-            if normalize(kind, form) in right:
-                t.fail("reject", "near misses that differ from every accepted answer", form)
-        answers[name] = AnswerSpec(kind, accept, reject)
-
-    evidence = []
-    for i, data in enumerate(top.array("evidence")):
-        t = _Table(path, data, f"evidence #{i + 1}")
-        window = t.get(
-            "window",
-            "[start, end] in seconds with start <= end",
-            lambda v: (
-                isinstance(v, list)
-                and len(v) == 2
-                and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
-                and 0 <= v[0] <= v[1]
-            ),
-            convert=lambda v: (float(v[0]), float(v[1])),
-        )
-        item = Evidence(
-            fact=t.string("fact"),
-            channel=t.choice("channel", CHANNELS),
-            window=window,
-            transient=t.flag("transient"),
-            keys=t.strings("keys", default=()),
-            all_keys=t.flag("all_keys"),
-            follows=t.whole("follows", "a solution step, a whole number >= 1", None),
-        )
-        evidence.append(item)
-        t.finish()
-
-    solution = []
-    for i, data in enumerate(top.array("solution")):
-        t = _Table(path, data, f"solution #{i + 1}")
-        # One action, or a run of them (`actions`) done `repeat` times: a game's "wait for the
-        # next target, then hit it" is one line, not a hundred.
-        if "actions" in t.data:
-            if "action" in t.data:
-                t.fail("actions", "either 'action' or 'actions', not both", t.data["actions"])
-            key, actions = "actions", t.strings("actions")
-        else:
-            key, actions = "action", (t.string("action"),)
-        repeat = t.whole("repeat", "a whole number >= 1", 1)
-        at, when = t.number("at", default=None), t.string("when", default="")
-        timeout = t.number("timeout", default=30.0, minimum=0.1)
-        t.finish()
-        for action in actions:
-            for ref in PLACEHOLDER.findall(action):
-                if ref not in answers:
-                    t.fail(key, f"{{answer.FIELD}} with FIELD in {sorted(answers)}", action)
-            try:
-                filled = CENTER_PLACEHOLDER.sub("0 0", PLACEHOLDER.sub("x", action))
-                parse_action(PAGE_PLACEHOLDER.sub("0", filled))
-            except ActionError as e:
-                raise TaskFormatError(f"{path}: [solution #{i + 1}] {key!r}: {e}") from e
-            if SolutionStep(action).speaks and not listens:
-                t.fail(key, "no speak unless the task sets listens = true", action)
-        # `at` and `when` hold back the first action only; the rest follow it.
-        for n, action in enumerate(actions * repeat):
-            first = n == 0
-            solution.append(
-                SolutionStep(
-                    action=action,
-                    at=at if first else None,
-                    when=when if first else "",
-                    timeout=timeout,
-                )
-            )
+    speakers = _read_speakers(top)
+    script = _read_script(top, speakers)
+    answers = _read_answers(top)
+    evidence = _read_evidence(top)
+    solution = _read_solution(top, answers, listens)
     top.finish()
-    for i, item in enumerate(evidence):
-        if item.follows is None:
-            continue
-        where = _Table(path, {}, f"evidence #{i + 1}")
-        if item.follows > len(solution):
-            where.fail("follows", f"a step of the {len(solution)}-step solution", item.follows)
-        if item.channel == "visual" and solution[item.follows - 1].speaks:
-            # The audit's timeline, which every visual item is judged against, does not speak.
-            where.fail("follows", "for visual evidence, a step that does not speak", item.follows)
+    _check_follows(path, evidence, solution)
 
     return TaskSpec(
         id=task_id,
