@@ -28,6 +28,7 @@ from dynacu_gym.actions import (
     validate_action,
 )
 from dynacu_gym.audio_assets import audio_clips, audio_dir
+from dynacu_gym.clock import PageClock
 from dynacu_gym.modes import CLOCKS
 from dynacu_gym.perception.asr import listening_transcriber
 from dynacu_gym.record import MAX_RECORD_CHARS, RecordParts, render_record
@@ -182,10 +183,7 @@ class DynaCUEnv(gym.Env):
         self.clock = clock
         self.action_time_s = float(action_time_s)
         self._wall_clock_needs: set[str] = set()  # wrappers whose channels need it too
-        # Paused time: the page seconds passed, and (wall start, wall end, page start, page end)
-        # of each stretch in which they passed.
-        self._page_time = 0.0
-        self._passes: list[tuple[float, float, float, float]] = []
+        self.page_clock = PageClock(clock)
         self.action_space = action_space()
         self.observation_space = spaces.Dict(
             {
@@ -199,7 +197,6 @@ class DynaCUEnv(gym.Env):
             }
         )
         self.sandbox: Sandbox | None = None
-        self._t0: float | None = None
         self._step = 0
         self._prior_actions: list[str] = []
         self._ended = False
@@ -254,9 +251,7 @@ class DynaCUEnv(gym.Env):
                 f"{self.task.gym_id}: the sandbox failed {self.max_restarts + 1} times in a "
                 f"row; last error: {last_error}"
             ) from last_error
-        self._t0 = time.monotonic()
-        self._page_time = 0.0
-        self._passes = []
+        self.page_clock.start()
         self._step = 0
         self._prior_actions = []
         self._ended = False
@@ -289,7 +284,7 @@ class DynaCUEnv(gym.Env):
         self, action: dict[str, Any] | Action
     ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Perform one action, then observe."""
-        if self._t0 is None:
+        if not self.page_clock.running:
             raise gym.error.ResetNeeded("call reset() before step()")
         t_start = time.monotonic()
         timings: dict[str, float] = {}
@@ -390,7 +385,7 @@ class DynaCUEnv(gym.Env):
         if self.sandbox is not None:
             self.sandbox.close()
             self.sandbox = None
-        self._t0 = None
+        self.page_clock.stop()
 
     # ---- privileged access (scripted solutions, tests) ---------------------------------------
 
@@ -451,9 +446,7 @@ class DynaCUEnv(gym.Env):
         Raises:
             gymnasium.error.ResetNeeded: before the first reset.
         """
-        if self._t0 is None:
-            raise gym.error.ResetNeeded("call reset() first")
-        return self._t0
+        return self.page_clock.start_time
 
     @property
     def elapsed(self) -> float:
@@ -461,28 +454,16 @@ class DynaCUEnv(gym.Env):
 
         In real time, the wall clock's; in paused time, what the steps have let pass.
         """
-        if self._t0 is None:
-            return 0.0
-        return self._page_time if self.clock == "paused" else time.monotonic() - self._t0
+        return self.page_clock.elapsed
 
     def episode_time(self, wall: float) -> float:
         """The page time at monotonic wall time ``wall``: how channels stamp what they caught.
 
         In real time ``wall - episode_start``. In paused time the page time stands still
         between steps, so a frame grabbed while the agent thought is stamped with the time the
-        last step ended at.
+        last step ended at (:meth:`PageClock.page_at`).
         """
-        if self.clock != "paused":
-            return wall - self.episode_start
-        passed = 0.0
-        for wall_start, wall_end, page_start, page_end in self._passes:
-            if wall < wall_start:
-                break
-            if wall <= wall_end:
-                share = (wall - wall_start) / max(wall_end - wall_start, 1e-9)
-                return page_start + share * (page_end - page_start)
-            passed = page_end
-        return passed
+        return self.page_clock.page_at(wall)
 
     def wall_time(self, page: float) -> float:
         """The first monotonic wall time at which page time ``page`` was reached.
@@ -490,16 +471,7 @@ class DynaCUEnv(gym.Env):
         The inverse of :meth:`episode_time`: the start for a page time before 0, now for one
         not reached yet.
         """
-        start = self.episode_start
-        if self.clock != "paused":
-            return start + page
-        if page <= 0:
-            return start
-        for wall_start, wall_end, page_start, page_end in self._passes:
-            if page <= page_end:
-                share = (page - page_start) / max(page_end - page_start, 1e-9)
-                return wall_start + max(0.0, share) * (wall_end - wall_start)
-        return time.monotonic()
+        return self.page_clock.wall_at(page)
 
     def pass_page_time(self, seconds: float) -> None:
         """Let ``seconds`` of page time pass now, in paused time; nothing in real time.
@@ -682,9 +654,7 @@ class DynaCUEnv(gym.Env):
         wall_end = time.monotonic()
         browser.settle_requests()  # what the page asked its server in that time has come back
         browser.settle()
-        start = self._page_time
-        self._page_time = start + seconds
-        self._passes.append((wall_start, wall_end, start, self._page_time))
+        self.page_clock.passed(wall_start, wall_end, seconds)
 
     def _wait(self, seconds: float) -> None:
         """Let the wall clock run; stop early only if the page decides the episode."""

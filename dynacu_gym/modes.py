@@ -33,6 +33,7 @@ from collections.abc import Iterable
 
 import gymnasium as gym
 
+from dynacu_gym.clock import CLOCKS  # noqa: F401 - how a page's time passes; named here too
 from dynacu_gym.errors import ModeUnavailableError
 
 # Every channel, in wrapping order.
@@ -48,8 +49,6 @@ MODE_CHANNELS: dict[str, tuple[str, ...]] = {
     "aoi_interactive": ("elements", "keyframes", "narration", "transcript", "speech"),
 }
 MODES = tuple(MODE_CHANNELS)
-# How a page's time passes (see DynaCUEnv): the benchmark's wall clock, or paused between steps.
-CLOCKS = ("realtime", "paused")
 
 # A channel -> the channels it cannot do without, and why.
 REQUIRES: dict[str, tuple[str, str]] = {
