@@ -96,8 +96,8 @@ class TextFormat(ReplyFormat):
     default_coords = "screen"
     default_image_size = None
     retry_hint = (
-        'one action line: click X Y, click [N], type "text", key Combo, scroll up|down N, '
-        'speak "text", wait SECONDS or done'
+        'exactly one action line, one of: click X Y, click [N], type "text", key Combo, '
+        'scroll up|down N, speak "text", wait SECONDS, done'
     )
 
     def prompt(self, coords: CoordSpace, images: bool, grammar_prompt: str) -> str:

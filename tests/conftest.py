@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,3 +41,19 @@ def probe_env(probe_task: TaskSpec) -> Iterator[DynaCUEnv]:
     env = DynaCUEnv(probe_task)
     yield env
     env.close()
+
+
+def play(env: Any, agent: Any, max_steps: int = 10) -> tuple[list[dict], dict]:
+    """Run ``agent`` in ``env`` (reset with seed 0) until the episode ends: its actions and the
+    last step's info. Fails on an infrastructure fault."""
+    obs, info = env.reset(seed=0)
+    agent.reset(str(obs["instruction"]))
+    actions = []
+    for _ in range(max_steps):
+        action, _agent_info = agent.act(obs)
+        actions.append(action)
+        obs, _reward, terminated, truncated, info = env.step(action)
+        assert "infra_error" not in info, info["infra_error"]
+        if terminated or truncated:
+            break
+    return actions, info

@@ -905,3 +905,38 @@ def test_reset_drops_the_queue_and_the_conversation(server) -> None:
     assert (action, info["calls"]) == ({"type": "wait", "seconds": 1}, 1)
     [user] = server.body(1)["messages"]
     assert user["content"][0] == {"type": "text", "text": "Fresh"}
+
+
+@pytest.mark.browser
+def test_the_tool_calls_solve_the_probe_page_in_a_real_env(server, probe_task) -> None:
+    from conftest import play
+
+    from dynacu_gym.env import DynaCUEnv
+    from dynacu_gym.modes import apply_mode
+
+    # The declared display is 1024x576: the answer box at screen (640, 200) is (512, 160).
+    server.script = [
+        Reply([text("An empty answer box."), computer_call("left_click", coordinate=[512, 160])]),
+        Reply([computer_call("type", text="blue whale")]),
+        Reply([computer_call("key", text="Return")]),
+    ]
+    env = apply_mode(DynaCUEnv(probe_task), "aoi_visual")
+    try:
+        actions, info = play(env, agent_for(server, history=1))
+    finally:
+        env.close()
+    assert info["task_result"] == "success"
+    assert actions == [
+        {"type": "click", "x": 640, "y": 200, "narration": "An empty answer box."},
+        {"type": "type", "text": "blue whale"},
+        {"type": "key", "key": "Enter"},
+    ]
+    # Each later request answers the last tool call with the real screen and the record.
+    for n in (1, 2):
+        result = server.body(n)["messages"][-1]["content"][0]
+        assert result["type"] == "tool_result"
+        kinds = [block["type"] for block in result["content"]]
+        assert "image" in kinds and "text" in kinds
+        texts = [b["text"] for b in result["content"] if b["type"] == "text"]
+        assert texts[0] == "Done."
+        assert any("[TASK]" in t and f"Step {n}: " in t for t in texts[1:]), texts

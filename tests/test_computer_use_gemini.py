@@ -853,3 +853,34 @@ def test_gemini_key_spellings() -> None:
         gemini_key("Hyper+a")
     with pytest.raises(ActionError, match="key_combination needs 'keys'"):
         gemini_key(None)
+
+
+@pytest.mark.browser
+def test_type_text_at_solves_the_probe_page_in_a_real_env(server, probe_task) -> None:
+    from conftest import play
+
+    from dynacu_gym.env import DynaCUEnv
+    from dynacu_gym.modes import apply_mode
+
+    # One call, five steps: click the box at (500, 278) of 0-999, clear it, type, Enter.
+    server.script = [
+        reply(
+            text("The answer box is empty."),
+            call("type_text_at", x=500, y=278, text="blue whale", press_enter=True),
+        )
+    ]
+    env = apply_mode(DynaCUEnv(probe_task), "aoi_visual")
+    try:
+        actions, info = play(env, make_agent(server))
+    finally:
+        env.close()
+    assert info["task_result"] == "success"
+    assert actions == [
+        {"type": "click", "x": 640, "y": 200, "narration": "The answer box is empty."},
+        {"type": "key", "key": "Control+a"},
+        {"type": "key", "key": "Backspace"},
+        {"type": "type", "text": "blue whale"},
+        {"type": "key", "key": "Enter"},
+    ]
+    assert len(server.requests) == 1  # the rest were queued from the one reply
+    assert any("[TASK]" in t for t in texts_of(server.contents(0)[-1]))

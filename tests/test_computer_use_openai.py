@@ -945,3 +945,38 @@ def test_a_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_agent_contract() -> None:
     assert OpenAIComputerAgent.name == "llm"
     assert OpenAIComputerAgent.privileged is False
+
+
+@pytest.mark.browser
+def test_the_computer_calls_solve_the_probe_page_in_a_real_env(server, probe_task) -> None:
+    from conftest import play
+
+    from dynacu_gym.env import DynaCUEnv
+    from dynacu_gym.modes import apply_mode
+
+    server.script = [
+        [reasoning(1), computer_call("c1", click(640, 200))],
+        [computer_call("c2", {"type": "type", "text": "blue whale"})],
+        [computer_call("c3", {"type": "keypress", "keys": ["ENTER"]})],
+    ]
+    env = apply_mode(DynaCUEnv(probe_task), "aoi_visual")
+    try:
+        actions, info = play(env, make_agent(server, history="server"))
+    finally:
+        env.close()
+    assert info["task_result"] == "success"
+    assert actions == [
+        {"type": "click", "x": 640, "y": 200},
+        {"type": "type", "text": "blue whale"},
+        {"type": "key", "key": "Enter"},
+    ]
+    # Chained on the server: each later request names the last response and answers its call
+    # with the real screen, the record beside it.
+    for n, call_id in ((1, "c1"), (2, "c2")):
+        body = server.body(n)
+        assert body["previous_response_id"] == f"resp_{n - 1}"
+        output = next(i for i in body["input"] if i.get("type") == "computer_call_output")
+        assert output["call_id"] == call_id
+        assert png_size(output["output"]["image_url"]) == (1280, 720)
+        record = next(t for i in body["input"] if i.get("role") == "user" for t in texts(i))
+        assert "[TASK]" in record and f"Step {n}: " in record
