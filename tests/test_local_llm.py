@@ -29,7 +29,7 @@ ALIAS = "smollm2"
 READY_S = 120.0  # the server loads a 98 MB model: seconds, more on a loaded machine
 TASKS = "A1,H1,S1"  # a podcast, a voice interview that hears the answer, a static form
 MODES = ("standard", "aoi_interactive")
-MAX_STEPS = 3
+MAX_STEPS = 2
 
 
 def model_path() -> Path:
@@ -57,6 +57,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", ALIAS,
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "16384",
+        "--n_threads", str(os.cpu_count() or 1),  # its default is half the cores
     ]  # fmt: skip
     # Its log to a file: the model loader writes more than a pipe holds, and would block on it.
     log_path = tmp_path_factory.mktemp("llama") / "server.log"
