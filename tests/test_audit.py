@@ -862,3 +862,17 @@ def test_a_trace_counts_its_keyframes_and_whisper_calls(tmp_path):
         (tmp_path / "records" / f"{n:04d}.txt").write_text("Observation Record\n")
     obs = read_trace(tmp_path)
     assert (obs.keyframes, obs.asr_calls) == (2, 3)
+
+
+def test_a_partial_audit_says_which_checks_it_did_not_judge():
+    rows = [_evidence_row("A1", 1, "audio", "standard_structured", seen=False, listed=False)]
+    text = render_summary(rows, ["A1"])
+    assert (
+        "- Solvable (every seed of the scripted solution succeeds): not judged in this audit"
+        in text
+    )
+    assert (
+        "- Guessable (the null, random or near-miss agent succeeds): not judged in this audit"
+        in text
+    )
+    assert "it should not): 1/1" in text

@@ -1163,13 +1163,21 @@ def render_summary(
     )
     premise = sum(passed(t, "evidence") is True for t in tasks)
     evidence = [r for r in rows if r["check"] == "evidence"]
+    judged = {r["check"] for r in rows}
+
+    def figure(count: int, *checks: str) -> str:
+        """``count/n``, or what says a partial audit did not run these checks."""
+        return f"{count}/{n}" if judged & set(checks) else "not judged in this audit"
+
     out = [
         "# Validity audit",
         "",
-        f"- Solvable (every seed of the scripted solution succeeds): {solvable}/{n}",
-        f"- Guessable (the null, random or near-miss agent succeeds): {guessable}/{n}",
+        "- Solvable (every seed of the scripted solution succeeds): "
+        + figure(solvable, "solvable"),
+        "- Guessable (the null, random or near-miss agent succeeds): "
+        + figure(guessable, "null", "random", "nearmiss"),
         f"- Evidence where the premise holds (each item seen in the modes that should see it, "
-        f"and not where it should not): {premise}/{n}",
+        f"and not where it should not): {figure(premise, 'evidence')}",
     ]
     static = [t for t in tasks if passed(t, "silent") is not None]
     if static:
