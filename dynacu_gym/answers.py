@@ -296,6 +296,38 @@ def normalize(kind: str, raw: str) -> str | None:
     return _digits(text)
 
 
+_NUMBER_WORDS = {*_UNITS, *_TENS, *_SCALES, "hundred"}
+_CARDINALS = {v: k for k, v in {**_UNITS, **_TENS}.items() if k != "oh"}
+
+
+def in_digits(text: str) -> str | None:
+    """``text`` with each run of number words in digits ("under twenty": "under 20"), or None.
+
+    A run may end in an ordinal ("twenty sixth": "26"); None when the text spells no number.
+    """
+    words = _base(text).replace("-", " ").split()
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        out.append(normalize("number", " ".join(run)) or " ".join(run))
+        run.clear()
+
+    for word in words:
+        if word in _ORDINAL_WORDS and not (run and run[-1] in _ORDINAL_WORDS):
+            word = _CARDINALS.get(_ORDINAL_WORDS[word], word)
+        if word in _NUMBER_WORDS or (word == "and" and run):
+            run.append(word)
+            continue
+        if run:
+            flush()
+        out.append(word)
+    if run:
+        flush()
+    spelled = " ".join(w for w in out if w)
+    return spelled if spelled != " ".join(words) else None
+
+
 def answer_hash(salt: str, field: str, normalized: str) -> str:
     """The salted SHA-256 the page recomputes for a normalised answer (hex)."""
     return hashlib.sha256(f"{salt}:{field}:{normalized}".encode()).hexdigest()

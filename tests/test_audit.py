@@ -30,6 +30,11 @@ from dynacu_gym.audit import (
     task_hash,
     write_audit,
 )
+from dynacu_gym.harness.audit import fingerprints as audit_fingerprints
+from dynacu_gym.harness.audit import observed as audit_observed
+from dynacu_gym.harness.audit import reading as audit_reading
+from dynacu_gym.harness.audit import run as audit_run
+from dynacu_gym.modes import MODES
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.record import RecordParts, render_record
 from dynacu_gym.runtime.elements import PageElement
@@ -89,7 +94,7 @@ def test_an_item_is_seen_when_half_its_keys_are_found():
 
 
 def test_observed_text_is_what_was_heard_and_read_inside_the_window(tmp_path, monkeypatch):
-    monkeypatch.setattr(audit, "ocr", lambda path: path.stem)
+    monkeypatch.setattr(audit_observed, "ocr", lambda path: path.stem)
     obs = Observed(
         heard=((2.0, 4.0, "early words"), (10.0, 12.0, "late words")),
         frames=((3.0, tmp_path / "frame-a.png"), (11.0, tmp_path / "frame-b.png")),
@@ -181,7 +186,7 @@ def test_a_trace_keeps_each_steps_element_list_at_its_screenshots_time(tmp_path)
 
 def _fake_ocr(monkeypatch, texts):
     """OCR that reads each frame's text from ``texts`` by the frame's file name."""
-    monkeypatch.setattr(audit, "ocr", lambda path: texts[path.name])
+    monkeypatch.setattr(audit_observed, "ocr", lambda path: texts[path.name])
 
 
 def _frames(tmp_path, *shown):
@@ -349,12 +354,14 @@ def test_only_the_frames_the_judges_read_are_read_ahead(tmp_path, monkeypatch):
     shown = [(float(t), f"f{t}") for t in (0, 5, 10, 12, 16, 20, 30)]
     texts = {name: "intro" for _, name in shown}
     read: list[str] = []
-    monkeypatch.setattr(audit, "ocr", lambda path: read.append(path.name) or texts[path.name])
+    monkeypatch.setattr(
+        audit_observed, "ocr", lambda path: read.append(path.name) or texts[path.name]
+    )
     timeline = Observed((), _frames(tmp_path, *shown))
     observed = {"standard": Observed((), _frames(tmp_path, *shown))}
     # A flash judged in 11-19 s (its window and the slack); a mole has no keys to read.
     mole = Evidence("a mole pops up", "visual", (1.0, 2.0), transient=True)
-    ahead = audit._frames_to_read(_b4_with(FLASH, mole), observed, timeline)
+    ahead = audit.frames_to_read(_b4_with(FLASH, mole), observed, timeline)
     names = [p.name for p in ahead]
     # The standard screens in the window; in the timeline, also the frame on screen when the
     # window opens (10 s) and everything after it (a transient item must be gone).
@@ -362,7 +369,7 @@ def test_only_the_frames_the_judges_read_are_read_ahead(tmp_path, monkeypatch):
     judge_evidence(_b4_with(FLASH, mole), observed, timeline, step_s=10.0)
     assert set(read) <= set(names)
     # Spoken keys must be off the page all the time: the whole timeline is read.
-    ahead = audit._frames_to_read(_b4_with(SPOKEN), observed, timeline)
+    ahead = audit.frames_to_read(_b4_with(SPOKEN), observed, timeline)
     assert [p.name for p in ahead] == [name for _, name in shown]
 
 
@@ -538,7 +545,7 @@ def test_a_task_fingerprint_ignores_its_evidence_but_not_its_page(tmp_path, monk
     # Its app and the page runtime count; the other apps do not.
     before = fingerprint(task)
     shutil.copytree(tasks_root() / "_shared", tmp_path / "_shared")
-    monkeypatch.setattr("dynacu_gym.audit.tasks_root", lambda: tmp_path)
+    monkeypatch.setattr(audit_fingerprints, "tasks_root", lambda: tmp_path)
     assert fingerprint(task) == before  # a copy of the same files
     for changed, counts in (
         ("apps/podcast/app.js", False),
@@ -556,12 +563,15 @@ def test_a_task_fingerprint_changes_with_the_modes_channels(monkeypatch):
     # Episodes watched before a mode gained the element list lack it: they must run again.
     task = find_task("B4")
     before = fingerprint(task), task_hash(task)
-    older = {m: tuple(c for c in cs if c != "elements") for m, cs in audit.MODE_CHANNELS.items()}
-    monkeypatch.setattr(audit, "MODE_CHANNELS", older)
+    older = {
+        m: tuple(c for c in cs if c != "elements")
+        for m, cs in audit_fingerprints.MODE_CHANNELS.items()
+    }
+    monkeypatch.setattr(audit_fingerprints, "MODE_CHANNELS", older)
     assert fingerprint(task) != before[0] and task_hash(task) != before[1]
     monkeypatch.undo()
     assert (fingerprint(task), task_hash(task)) == before
-    monkeypatch.setattr(audit, "MODES", audit.MODES[:-1])
+    monkeypatch.setattr(audit_fingerprints, "MODES", audit_fingerprints.MODES[:-1])
     assert fingerprint(task) != before[0]
 
 
@@ -783,8 +793,8 @@ def test_identical_frames_are_read_once(tmp_path, monkeypatch):
     for frame, name in zip(frames, ["podcast-caption", "lecture-chart"] * 2, strict=True):
         shutil.copy(fixture / f"{name}.png", frame)
     runs = []
-    real = audit.tesseract
-    monkeypatch.setattr(audit, "tesseract", lambda: runs.append(1) or real())
+    real = audit_reading.tesseract
+    monkeypatch.setattr(audit_reading, "tesseract", lambda: runs.append(1) or real())
     audit.ocr_all(frames[:1], workers=2)  # one read before: its copy is not read again
     assert len(runs) == len(audit.OCR_SCALES)
     audit.ocr_all(frames, workers=2)
@@ -813,7 +823,7 @@ def test_audit_of_a_real_task(tmp_path):
     assert {r["check"] for r in episodes} == {"solvable", "null", "random", "nearmiss"}
     assert all(r["ok"] for r in episodes), episodes
     evidence = {(r["evidence"], r["mode"]): r["seen"] for r in rows if r["check"] == "evidence"}
-    assert [evidence[2, m] for m in audit.MODES] == [False, False, False, True, True, True]
+    assert [evidence[2, m] for m in MODES] == [False, False, False, True, True, True]
     assert not any(r.get("listed") for r in rows if r["check"] == "evidence" and r["evidence"] == 2)
     assert not evidence[2, audit.TIMELINE]  # Raj's figure is never on the page
     assert all(evidence[1, m] for m in (*audit.KEYFRAME_MODES, audit.TIMELINE))
@@ -839,14 +849,14 @@ def test_a_static_control_is_judged_silent_only_without_keyframes_or_whisper(tmp
 
 def test_a_static_page_is_waited_for_until_its_duration_not_its_time_limit():
     specs = [find_task(t) for t in ("S1", "A1", "S2", "J3")]
-    groups = audit._waiting_groups(specs)
+    groups = audit_run._waiting_groups(specs)
     assert groups == [
         (["A1", "J3"], {}),
         (["S1"], {"time_limit_s": 20.0}),  # each static page ends at its own duration
         (["S2"], {"time_limit_s": 30.0}),
     ]
     assert all(find_task(t).time_limit_s > 30.0 for t in ("S1", "S2"))
-    assert audit._waiting_groups([find_task("A1")]) == [(["A1"], {})]
+    assert audit_run._waiting_groups([find_task("A1")]) == [(["A1"], {})]
 
 
 def test_a_trace_counts_its_keyframes_and_whisper_calls(tmp_path):
