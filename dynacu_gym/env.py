@@ -14,7 +14,6 @@ from gymnasium import spaces
 
 from dynacu_gym.actions import (
     MAX_ELEMENTS,
-    MAX_WAIT_S,
     SCREEN_HEIGHT,
     SCREEN_WIDTH,
     SCROLL_NOTCH_PX,
@@ -29,7 +28,11 @@ from dynacu_gym.actions import (
 )
 from dynacu_gym.audio_assets import audio_clips, audio_dir
 from dynacu_gym.clock import PageClock
-from dynacu_gym.modes import CLOCKS
+from dynacu_gym.config import (  # noqa: F401 - REWARD_MODES also named here, where it was
+    MAX_ELAPSED_S,
+    REWARD_MODES,
+    EnvConfig,
+)
 from dynacu_gym.perception.asr import listening_transcriber
 from dynacu_gym.record import MAX_RECORD_CHARS, RecordParts, render_record
 from dynacu_gym.runtime.browser import Browser
@@ -45,7 +48,6 @@ from dynacu_gym.tasks import TaskSpec, find_task, load_task
 
 MAX_INSTRUCTION = 4096  # characters of the instruction observation
 MAX_ERROR = 2000  # characters of the last-action-error observation
-MAX_ELAPSED_S = 86_400.0  # the elapsed observation's bound: a day is far past any time limit
 RESULT_POLL_S = 0.25  # how often a wait checks whether the page has decided
 # Resolves after the page has produced two frames: the first paints the input's effect.
 SETTLE_SCRIPT = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
@@ -53,7 +55,6 @@ SETTLE_SCRIPT = "() => new Promise(r => requestAnimationFrame(() => requestAnima
 RESULT_SCRIPT = (
     "() => [window.getTaskResult(), window.getTaskChecklist ? window.getTaskChecklist() : null]"
 )
-REWARD_MODES = ("binary", "checklist")
 ELEMENTS_TIMEOUT_S = 10.0  # how long the page may take to list its elements
 # The agent's input: what it changes on screen is the step's screenshot, not news.
 INPUT_ACTIONS = (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL)
@@ -121,6 +122,9 @@ class DynaCUEnv(gym.Env):
       the seed (other codes, numbers, names, sizes; the audio rendered for it and cached), so
       that an agent in training cannot learn one instance by heart. Off (default): variant 0,
       the benchmark's. ``info["variant"]`` says which.
+
+    The settings from ``ready_timeout_s`` on are an :class:`EnvConfig` (``env.config``), which
+    checks each against its unit and range.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -138,16 +142,15 @@ class DynaCUEnv(gym.Env):
         action_time_s: float = 0.5,
         variety: bool = False,
     ) -> None:
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"expected reward_mode in {REWARD_MODES}, got {reward_mode!r}")
-        if clock not in CLOCKS:
-            raise ValueError(f"expected clock in {CLOCKS}, got {clock!r}")
-        if isinstance(action_time_s, bool) or not isinstance(action_time_s, (int, float)):
-            raise TypeError(f"expected action_time_s as seconds (a number), got {action_time_s!r}")
-        if not 0 <= action_time_s <= MAX_WAIT_S:
-            raise ValueError(
-                f"expected 0 <= action_time_s <= {MAX_WAIT_S:g} seconds, got {action_time_s!r}"
-            )
+        self.config = EnvConfig(
+            ready_timeout_s=ready_timeout_s,
+            max_restarts=max_restarts,
+            reward_mode=reward_mode,
+            time_limit_s=time_limit_s,
+            clock=clock,
+            action_time_s=action_time_s,
+            variety=variety,
+        )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"expected render_mode in {self.metadata['render_modes']} or None, "
@@ -159,31 +162,21 @@ class DynaCUEnv(gym.Env):
             raise TypeError(f"expected a task id or TaskSpec, got {type(task).__name__}")
         # Fail now, not mid-episode, if the task's audio is missing or stale.
         self._sounds = bool(audio_clips(task))  # a page that plays sound needs the wall clock
-        if not isinstance(variety, bool):
-            raise TypeError(f"expected variety as True or False, got {variety!r}")
-        if time_limit_s is not None:
-            if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)):
-                raise TypeError(
-                    f"expected time_limit_s as seconds (a number) or None, got {time_limit_s!r}"
-                )
-            if not 0 < time_limit_s <= MAX_ELAPSED_S:
-                raise ValueError(
-                    f"expected 0 < time_limit_s <= {MAX_ELAPSED_S:g} seconds, got {time_limit_s!r}"
-                )
-            task = replace(task, time_limit_s=float(time_limit_s))
+        if self.config.time_limit_s is not None:
+            task = replace(task, time_limit_s=self.config.time_limit_s)
         self.task = task
-        self.variety = variety
+        self.variety = self.config.variety
         self._variants: dict[int, TaskSpec] = {task.variant: task}
-        self._time_limit_s = time_limit_s
+        self._time_limit_s = self.config.time_limit_s
         self.render_mode = render_mode
         self.sandbox_config = sandbox_config or SandboxConfig()
-        self.ready_timeout_s = ready_timeout_s
-        self.max_restarts = max_restarts
-        self.reward_mode = reward_mode
-        self.clock = clock
-        self.action_time_s = float(action_time_s)
+        self.ready_timeout_s = self.config.ready_timeout_s
+        self.max_restarts = self.config.max_restarts
+        self.reward_mode = self.config.reward_mode
+        self.clock = self.config.clock
+        self.action_time_s = self.config.action_time_s
         self._wall_clock_needs: set[str] = set()  # wrappers whose channels need it too
-        self.page_clock = PageClock(clock)
+        self.page_clock = PageClock(self.clock)
         self.action_space = action_space()
         self.observation_space = spaces.Dict(
             {
@@ -323,7 +316,7 @@ class DynaCUEnv(gym.Env):
                 timings["action"] = time.monotonic() - t
                 if act is not None and act.type == ActionType.SPEAK:
                     timings["tts"] = timings["action"]  # synthesis and scheduling of the speech
-                if self.clock == "paused":
+                if self.page_clock.paused:
                     t = time.monotonic()
                     self._pass_time(self._time_of(act))
                     timings["pass"] = time.monotonic() - t
@@ -478,7 +471,7 @@ class DynaCUEnv(gym.Env):
 
         For a channel that must let the page run while it acts: the voice, while it speaks.
         """
-        if self.clock == "paused":
+        if self.page_clock.paused:
             self._pass_time(seconds)
 
     def needs_wall_clock(self, reason: str) -> None:
@@ -506,7 +499,7 @@ class DynaCUEnv(gym.Env):
         browser = sandbox.browser_or_raise()
         variant_audio = audio_dir(self.task) if self.task.variant else None
         sandbox.server.begin_episode(self.task, page_seed, audio_clips(self.task), variant_audio)
-        if self.clock == "paused":
+        if self.page_clock.paused:
             browser.hold_time()
         browser.goto(sandbox.server.origin + self.task.page_path)
         try:
@@ -552,7 +545,7 @@ class DynaCUEnv(gym.Env):
             sign = -1 if act.direction == "up" else 1
             browser.scroll(0, sign * act.amount * SCROLL_NOTCH_PX)
         elif act.type == ActionType.WAIT:
-            if self.clock == "realtime":  # paused time passes after the action
+            if not self.page_clock.paused:  # paused time passes after the action
                 self._wait(act.seconds)
         elif act.type == ActionType.SPEAK:
             assert self._speaker is not None  # validated in step()
@@ -616,7 +609,7 @@ class DynaCUEnv(gym.Env):
 
     def _let_paint(self, browser: Browser) -> None:
         """Wait until the page has painted what it last changed."""
-        if self.clock == "paused":
+        if self.page_clock.paused:
             browser.settle()
         else:
             browser.evaluate(SETTLE_SCRIPT)
