@@ -1,14 +1,10 @@
 """The agent's voice: text -> piper -> the env's virtual microphone, in real time.
 
-One persistent ``pacat`` per env plays raw 16-bit mono audio into the env's mic sink, whose
-monitor is the microphone the page records (``dynacu_mic``). Two threads feed it:
-
-- the **synthesiser** turns each queued text into audio phrase by phrase (a long first sentence
-  is cut at its first clause, so the first words are on their way while the rest is made) and
-  schedules every chunk on a play clock: a chunk plays when the one before it ends, or now
-  plus the device latency when the mic is idle;
-- the **writer** pushes scheduled audio into ``pacat`` (the pipe holds ~1.5 s; the writer
-  blocks, the synthesiser does not).
+The player (:class:`dynacu_gym.runtime.voice.VoicePlayer`, one persistent ``pacat`` per env)
+plays into the env's mic sink, whose monitor is the microphone the page records. A
+**synthesiser** thread turns each queued text into audio phrase by phrase (a long first
+sentence is cut at its first clause, so the first words are on their way while the rest is
+made) and hands every chunk to the player's play clock.
 
 Piper makes audio several times faster than real time, so once the first phrase plays, the rest
 is always ready before it is due and speech has no gaps. Each :class:`Utterance` knows when it
@@ -19,7 +15,6 @@ from __future__ import annotations
 
 import queue
 import re
-import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,15 +23,14 @@ from pathlib import Path
 import numpy as np
 
 from dynacu_gym.perception.tts import Voice
-from dynacu_gym.runtime.audio import MIC_SINK, AudioServer
-from dynacu_gym.runtime.process import ChildProcess, InfraError
+from dynacu_gym.runtime.audio import AudioServer
+from dynacu_gym.runtime.process import InfraError
+from dynacu_gym.runtime.voice import (  # noqa: F401 - named here, where they were
+    DEVICE_LATENCY_S,
+    PLAYBACK_LATENCY_MS,
+    VoicePlayer,
+)
 
-DEVICE_LATENCY_S = 0.03  # from a write to its first sample in the mic, less piper's lead
-# pacat's buffer. At 200 ms the server holds ~120 ms of the voice ahead, so a pacat that a busy
-# machine wakes late leaves no gap. At 20 ms (15 ms held) the voice ran dry ~25 times an
-# episode with two other envs running, and Whisper heard "truck" as "track". The server starts
-# playing once 100 ms is held, which every phrase exceeds, so the voice starts no later.
-PLAYBACK_LATENCY_MS = 200
 FIRST_PHRASE_WORDS = 6  # a first sentence longer than this is cut at a clause (or word) break
 CHARS_PER_SECOND = 14.0  # speaking rate before any utterance has been timed (joe-medium: ~14)
 
@@ -100,58 +94,32 @@ class SpeechOutput:
         if not 0.5 <= rate <= 2.0:
             raise ValueError(f"expected a speaking rate in [0.5, 2.0], got {rate!r}")
         self.voice = voice
-        self.audio = audio
-        self.workdir = workdir
         self.rate = rate
         self.chars_per_second = CHARS_PER_SECOND * rate
-        self._proc: ChildProcess | None = None
+        self.player = VoicePlayer(audio, workdir, voice.sample_rate)
         self._texts: queue.Queue[Utterance | None] = queue.Queue()
-        self._chunks: queue.Queue[bytes | None] = queue.Queue()
-        self._play_end = 0.0  # when the last scheduled sample plays
         self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
+        self._synthesiser: threading.Thread | None = None
         self._pending: list[Utterance] = []
-        self._error: str = ""
         self._stopping = threading.Event()
 
     def start(self) -> None:
-        """Start ``pacat`` and the threads that feed it."""
-        self._proc = ChildProcess(
-            "pacat",
-            [
-                "pacat",
-                "--playback",
-                "--raw",
-                "--format=s16le",
-                f"--rate={self.voice.sample_rate}",
-                "--channels=1",
-                f"--device={MIC_SINK}",
-                f"--latency-msec={PLAYBACK_LATENCY_MS}",
-                "--client-name=dynacu-voice",
-            ],
-            log_path=self.workdir / "pacat-voice.log",
-            env=self.audio.client_env(),
-            stdin=subprocess.PIPE,
+        """Start the player and the synthesiser that feeds it."""
+        self.player.start()
+        self._synthesiser = threading.Thread(
+            target=self._synthesise_loop, name="speech-synth", daemon=True
         )
-        self._threads = [
-            threading.Thread(target=self._synthesise_loop, name="speech-synth", daemon=True),
-            threading.Thread(target=self._write_loop, name="speech-write", daemon=True),
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._synthesiser.start()
 
     def alive(self) -> bool:
-        """Whether ``pacat`` and both threads run."""
-        return (
-            self._proc is not None
-            and self._proc.alive()
-            and all(t.is_alive() for t in self._threads)
-        )
+        """Whether the player and the synthesiser run."""
+        synthesiser = self._synthesiser
+        return self.player.alive() and synthesiser is not None and synthesiser.is_alive()
 
     @property
     def pid(self) -> int | None:
         """The player's (``pacat``'s) process id, None when it is not running."""
-        return self._proc.popen.pid if self._proc is not None else None
+        return self.player.pid
 
     def say(self, text: str) -> Utterance:
         """Queue ``text``; it plays after whatever is queued before it.
@@ -159,8 +127,9 @@ class SpeechOutput:
         Raises:
             InfraError: the output is not running (``pacat`` died).
         """
-        if self._error or not self.alive():
-            raise InfraError(f"the speech output is not running: {self._error or self._log()}")
+        if self.player.error or not self.alive():
+            reason = self.player.error or self.player.log_tail()
+            raise InfraError(f"the speech output is not running: {reason}")
         utterance = Utterance(text=text, queued_at=time.monotonic())
         with self._lock:
             self._pending.append(utterance)
@@ -169,8 +138,7 @@ class SpeechOutput:
 
     def busy_until(self) -> float:
         """When everything said so far has played (monotonic; in the past when idle)."""
-        with self._lock:
-            return self._play_end
+        return self.player.busy_until()
 
     def queued(self) -> int:
         """Utterances said but not finished playing."""
@@ -190,15 +158,12 @@ class SpeechOutput:
         """Stop talking at once (queued speech is dropped) and stop ``pacat``. Idempotent."""
         self._stopping.set()
         self._texts.put(None)
-        self._chunks.put(None)
-        if self._proc is not None:
-            self._proc.stop(timeout=2.0)
-            self._proc = None
-        for thread in self._threads:
-            thread.join(timeout=5.0)
-        self._threads = []
+        self.player.stop()
+        if self._synthesiser is not None:
+            self._synthesiser.join(timeout=5.0)
+            self._synthesiser = None
 
-    # ---- threads ---------------------------------------------------------------------------
+    # ---- the synthesiser -------------------------------------------------------------------
 
     def _synthesise_loop(self) -> None:
         while (utterance := self._texts.get()) is not None:
@@ -222,27 +187,9 @@ class SpeechOutput:
                 utterance.scheduled.set()
 
     def _schedule(self, utterance: Utterance, pcm: np.ndarray) -> None:
-        duration = len(pcm) / self.voice.sample_rate
+        start, end = self.player.schedule(pcm)
         with self._lock:
-            start = max(self._play_end, time.monotonic() + DEVICE_LATENCY_S)
-            self._play_end = start + duration
             if utterance.starts_at is None:
                 utterance.starts_at = start
-            utterance.ends_at = self._play_end
+            utterance.ends_at = end
             utterance.samples += len(pcm)
-        self._chunks.put(pcm.astype("<i2", copy=False).tobytes())
-
-    def _write_loop(self) -> None:
-        while (chunk := self._chunks.get()) is not None:
-            proc = self._proc
-            if proc is None or proc.popen.stdin is None:
-                return
-            try:
-                proc.popen.stdin.write(chunk)
-                proc.popen.stdin.flush()
-            except (BrokenPipeError, OSError, ValueError) as e:
-                self._error = f"pacat stopped taking audio: {e}"
-                return
-
-    def _log(self) -> str:
-        return self._proc.log_tail() if self._proc is not None else "not started"
