@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynacu_gym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, ActionError
+from dynacu_gym.imaging import resize  # noqa: F401 - also named here, where it was
 
 COORDS = ("screen", "image", "norm1000", "norm1")
 MAX_SIDE = 4096  # the longest side of an image a model is sent (a fixed size may scale up)
@@ -146,36 +147,6 @@ class ImageFit:
         x, y = self.offset
         out[y : y + content.shape[0], x : x + content.shape[1]] = content
         return out
-
-
-def resize(image: np.ndarray, width: int, height: int) -> np.ndarray:
-    """``image`` (H, W[, C]) uint8 resampled to ``width`` x ``height`` by area averaging.
-
-    Each output pixel is the mean of the input area it covers (fractions of pixels weighed by
-    how much of them it covers), so text shrinks without the aliasing of nearest-pixel picks.
-    An image already that size comes back as it is.
-    """
-    if image.shape[0] == height and image.shape[1] == width:
-        return image
-    out = _area_axis(image.astype(np.float64), height, axis=0)
-    out = _area_axis(out, width, axis=1)
-    return np.clip(np.round(out), 0, 255).astype(np.uint8)
-
-
-def _area_axis(values: np.ndarray, size: int, axis: int) -> np.ndarray:
-    """Area-average ``values`` along ``axis`` to ``size`` cells, by its running integral."""
-    n = values.shape[axis]
-    integral = np.concatenate(
-        [np.zeros_like(np.take(values, [0], axis=axis)), np.cumsum(values, axis=axis)], axis=axis
-    )
-    edges = np.linspace(0.0, n, size + 1)
-    below = np.minimum(np.floor(edges).astype(np.intp), n - 1)
-    frac = (edges - below).reshape([-1 if a == axis else 1 for a in range(values.ndim)])
-    lower = np.take(integral, below, axis=axis)
-    upper = np.take(integral, below + 1, axis=axis)
-    at_edges = lower + (upper - lower) * frac  # the integral at each fractional edge
-    cells = np.diff(at_edges, axis=axis)
-    return cells / (n / size)
 
 
 @dataclass(frozen=True)

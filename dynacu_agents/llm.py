@@ -57,7 +57,7 @@ from dynacu_gym.actions import (
     parse_action,
 )
 from dynacu_gym.errors import AgentFailure, DynaCUError
-from dynacu_gym.imaging import encode_png
+from dynacu_gym.imaging import encode_png, resize
 
 APIS = ("openai", "anthropic")
 DEFAULT_BASE_URLS = {
@@ -255,26 +255,15 @@ def parse_reply(text: str, coords: CoordSpace | None = None) -> dict[str, Any]:
 
 
 def downscale(image: np.ndarray, width: int) -> np.ndarray:
-    """``image`` (H, W, 3) uint8 shrunk to ``width`` columns, keeping the aspect.
+    """``image`` (H, W, 3) uint8 shrunk to ``width`` columns, keeping the aspect, by area averaging.
 
-    An integer factor averages each block of pixels; any other factor takes the nearest pixel.
-    An image already at most ``width`` wide comes back as it is.
+    An image already at most ``width`` wide comes back as it is. (The agents fit images with
+    :class:`~dynacu_agents.coords.ImageFit`; this stays for code that called it.)
     """
     height_in, width_in = image.shape[:2]
     if width >= width_in:
         return image
-    height = max(1, round(height_in * width / width_in))
-    factor = width_in // width
-    if width * factor == width_in and height * factor == height_in:
-        blocks = image.reshape(height, factor, width, factor, -1).astype(np.float32)
-        return (
-            np.round(blocks.mean(axis=(1, 3)))
-            .astype(np.uint8)
-            .reshape((height, width) + image.shape[2:])
-        )
-    rows = ((np.arange(height) + 0.5) * height_in / height).astype(np.intp)
-    cols = ((np.arange(width) + 0.5) * width_in / width).astype(np.intp)
-    return np.ascontiguousarray(image[rows][:, cols])
+    return resize(image, width, max(1, round(height_in * width / width_in)))
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from dynacu_gym.actions import (
     validate_action,
 )
 from dynacu_gym.env import MAX_ELAPSED_S
+from dynacu_gym.imaging import resize
 
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -241,15 +242,11 @@ class ImageObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
 
 
 def downscale(image: np.ndarray, height: int, width: int) -> np.ndarray:
-    """``image`` (H, W, C) scaled down to (height, width) by averaging each cell's pixels."""
+    """``image`` (H, W, C) scaled down to (height, width) by area averaging (see ``resize``)."""
     h, w = image.shape[:2]
     if not (1 <= height <= h and 1 <= width <= w):
         raise ValueError(f"expected a size within {h}x{w}, got {height}x{width}")
-    rows = (np.arange(height) * h) // height
-    cols = (np.arange(width) * w) // width
-    summed = np.add.reduceat(np.add.reduceat(image.astype(np.uint32), rows, axis=0), cols, axis=1)
-    counts = np.outer(np.diff(np.append(rows, h)), np.diff(np.append(cols, w)))
-    return np.rint(summed / counts[..., None]).astype(np.uint8)
+    return resize(image, width, height)
 
 
 def hash_words(text: str, features: int) -> np.ndarray:
