@@ -66,22 +66,33 @@ def resize(image: np.ndarray, width: int, height: int) -> np.ndarray:
         cols = np.arange(0, in_width, in_width // width)
         sums = np.add.reduceat(np.add.reduceat(image.astype(np.uint32), rows, axis=0), cols, axis=1)
         return np.rint(sums / ((in_height // height) * (in_width // width))).astype(np.uint8)
-    out = _area_axis(image.astype(np.float64), height, axis=0)
+    out = _area_axis(image, height, axis=0)
     out = _area_axis(out, width, axis=1)
     return np.clip(np.round(out), 0, 255).astype(np.uint8)
 
 
 def _area_axis(values: np.ndarray, size: int, axis: int) -> np.ndarray:
-    """Area-average ``values`` along ``axis`` to ``size`` cells, by its running integral."""
+    """Area-average ``values`` along ``axis`` to ``size`` cells (float64).
+
+    Each cell's sum is the integral of the pixels at its two fractional edges: the sum of the
+    whole pixels before an edge plus the share of the pixel it cuts. Shrinking, the sums
+    between the edges' pixels come from one ``reduceat``; growing (an edge may cut the pixel
+    the one before it cut), from the running integral.
+    """
     n = values.shape[axis]
-    integral = np.concatenate(
-        [np.zeros_like(np.take(values, [0], axis=axis)), np.cumsum(values, axis=axis)], axis=axis
-    )
     edges = np.linspace(0.0, n, size + 1)
-    below = np.minimum(np.floor(edges).astype(np.intp), n - 1)
-    frac = (edges - below).reshape([-1 if a == axis else 1 for a in range(values.ndim)])
-    lower = np.take(integral, below, axis=axis)
-    upper = np.take(integral, below + 1, axis=axis)
-    at_edges = lower + (upper - lower) * frac  # the integral at each fractional edge
-    cells = np.diff(at_edges, axis=axis)
-    return cells / (n / size)
+    floors = np.floor(edges).astype(np.intp)  # the pixel each edge cuts
+    shape = [-1 if a == axis else 1 for a in range(values.ndim)]
+    frac = (edges - floors).reshape(shape)
+    wide = np.uint32 if values.dtype.kind in "ui" else np.float64
+    if size <= n:  # every cell spans a pixel or more, so the edges' pixels differ
+        between = np.add.reduceat(values, floors[:-1], axis=axis, dtype=wide)
+        integral = np.cumsum(between, axis=axis, dtype=np.float64)
+    else:
+        integral = np.cumsum(values, axis=axis, dtype=np.float64)
+        integral = np.take(integral, np.maximum(floors[1:] - 1, 0), axis=axis)
+        integral *= (floors[1:] > 0).reshape(shape)
+    zero = np.zeros_like(np.take(integral, [0], axis=axis))
+    before = np.concatenate([zero, integral], axis=axis)  # the whole pixels before each edge
+    cut = np.take(values, np.minimum(floors, n - 1), axis=axis).astype(np.float64)
+    return np.diff(before + cut * frac, axis=axis) / (n / size)

@@ -39,3 +39,27 @@ def test_uneven_sizes_weigh_the_pixels_a_cell_covers_in_part():
     small = resize(image, 3, 3)
     assert small[0, 0, 0] == 200 and small[1, 1, 0] == 50 and small[2, 2, 0] == 0
     assert resize(image, 1280, 720) is image
+
+
+def _by_weights(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Each output pixel from every input pixel's overlap with it: slow and plainly right."""
+
+    def weights(n: int, size: int) -> np.ndarray:
+        edges = np.linspace(0.0, n, size + 1)
+        pixels = np.arange(n)[None, :]
+        overlap = np.minimum(edges[1:, None], pixels + 1) - np.maximum(edges[:-1, None], pixels)
+        return np.clip(overlap, 0, None) / (n / size)
+
+    rows, cols = weights(image.shape[0], height), weights(image.shape[1], width)
+    out = np.einsum("ih,hwc,jw->ijc", rows, image.astype(np.float64), cols)
+    return np.clip(np.round(out), 0, 255).astype(np.uint8)
+
+
+def test_shrinking_and_growing_match_the_overlap_of_every_pixel():
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    for width, height in ((7, 5), (20, 11), (53, 36), (60, 40), (100, 80), (1, 1)):
+        got = resize(image, width, height).astype(int)
+        assert np.abs(got - _by_weights(image, width, height)).max() <= 1, (width, height)
+    row = np.array([[[0], [90], [180]]], dtype=np.uint8)  # 3 pixels to 4: 0.75 a cell
+    assert resize(row, 4, 1)[0, :, 0].tolist() == [0, 60, 120, 180]
