@@ -60,6 +60,9 @@ ELEMENTS_TIMEOUT_S = 10.0  # how long the page may take to list its elements
 INPUT_ACTIONS = (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL)
 
 
+# Long by design (~650 lines, a third of them its Gymnasium docstring): the whole env contract
+# (spaces, reset, step, render, close) and the hooks the channel wrappers call. What could
+# stand alone has: settings in EnvConfig, time in PageClock, processes in the Sandbox.
 class DynaCUEnv(gym.Env):
     """A dynamic computer-use task: a real Chromium page that plays, moves and listens.
 

@@ -329,6 +329,8 @@ class VoiceActivity:
     min_voice_s: float = 0.15
 
 
+# Long (~190 lines): one background thread's loop and the state it shares with the steps
+# that read it, kept in one place so the locking can be read whole.
 class StreamingTranscriber:
     """Transcribes a :class:`SpeakerCapture` as audio arrives, in a background thread.
 

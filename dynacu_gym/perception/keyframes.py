@@ -155,6 +155,8 @@ class CaptureStats:
         }
 
 
+# Long (~230 lines): the capture thread, its gates and the pool they fill share one lock;
+# split up, the locking would be spread over several classes.
 class KeyframeCapture:
     """The background capture of one episode.
 

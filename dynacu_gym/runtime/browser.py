@@ -213,6 +213,8 @@ PASS_SLICE_SCRIPT = """
 PAUSED_EPOCH_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
 
+# Long (~330 lines): every call into the page must run on the one Playwright thread this class
+# owns, so the thread's life and each page action (click, evaluate, pass time) live together.
 class Browser:
     """A persistent Chromium context with one full-screen page, driven from a worker thread."""
 

@@ -52,6 +52,8 @@ class Episode:
 Listener = Callable[[], Callable[[bytes], str]]
 
 
+# Long (~170 lines): the routes of one HTTP server (pages, clips, the listening endpoint)
+# and the episode state they read, under one lock.
 class TaskServer:
     """An HTTP server on 127.0.0.1 and a free port, serving one sandbox's pages."""
 

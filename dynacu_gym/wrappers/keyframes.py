@@ -42,6 +42,8 @@ from dynacu_gym.runtime.process import InfraError
 MAX_KEYFRAMES = 16  # the largest K the observation may ask for (each frame is 2.7 MB)
 
 
+# Long (~180 lines, a fifth its docstring): a Gymnasium wrapper's whole contract (spaces,
+# reset, step, close) around the capture it starts and stops with the episode.
 class KeyframeObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Adds ``keyframes``, ``keyframe_times`` and ``keyframe_count`` to the observation.
 
