@@ -74,3 +74,22 @@ def test_the_contracts_hold_and_an_import_across_one_breaks_them(tree: Path) -> 
     assert "Contracts: 2 kept, 2 broken." in broken.stdout
     assert "dynacu_gym.record -> dynacu_gym.harness.runner" in broken.stdout
     assert "dynacu_gym.runtime.sandbox -> dynacu_gym.perception.keyframes" in broken.stdout
+
+
+def test_listing_the_catalogue_loads_neither_the_runner_nor_the_audit_nor_the_report() -> None:
+    code = (
+        "import contextlib, io, sys\n"
+        "from dynacu_gym.harness.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    main(['list'])\n"
+        "assert 'A1' in out.getvalue()\n"
+        "heavy = ('runner', 'audit', 'report', 'ray_backend', 'episode')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[1:3] and\n"
+        "      m.startswith('dynacu_gym.harness.') and m.split('.')[2] in heavy))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -25,8 +25,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from dynacu_gym.harness.audit import CHECKS, STEP_S
-from dynacu_gym.harness.runner import BACKENDS
+from dynacu_gym.harness.choices import BACKENDS, CHECKS, STEP_S
 from dynacu_gym.modes import CLOCKS
 from dynacu_gym.runtime.process import exit_on_sigterm
 from dynacu_gym.tasks import CATEGORIES, TaskFormatError, catalogue_order, find_task, task_folders

@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from dynacu_gym.harness.choices import BACKENDS
 from dynacu_gym.harness.lines import episode_key, setting_of
 from dynacu_gym.modes import mode_channels
 from dynacu_gym.runtime.process import die_with_parent, exit_on_sigterm
@@ -40,7 +41,6 @@ from dynacu_gym.runtime.process import die_with_parent, exit_on_sigterm
 EPISODES_FILE = "episodes.jsonl"
 BUILTIN_AGENTS = ("null", "random", "oracle", "nearmiss", "watcher", "llm")
 TRACES_DIR = "traces"
-BACKENDS = ("local", "ray")
 
 
 @dataclass(frozen=True)

@@ -91,7 +91,6 @@ from dynacu_gym.errors import AuditError
 from dynacu_gym.harness.audit.fingerprints import fingerprint, forget_changed, task_hash
 from dynacu_gym.harness.audit.judges import (
     AUDIO_MODES,
-    CHECKS,
     KEYFRAME_MODES,
     LASTING_CHANCE,
     SLACK_S,
@@ -123,6 +122,7 @@ from dynacu_gym.harness.audit.run import (
     run_audit,
 )
 from dynacu_gym.harness.audit.summary import merge_audits, render_summary, write_audit
+from dynacu_gym.harness.choices import CHECKS
 
 __all__ = [
     "AUDIO_MODES",

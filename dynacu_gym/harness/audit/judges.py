@@ -9,6 +9,7 @@ from typing import Any
 
 from dynacu_gym.harness.audit.keys import seen
 from dynacu_gym.harness.audit.observed import Observed
+from dynacu_gym.harness.choices import STEP_S
 from dynacu_gym.modes import MODE_CHANNELS, MODES, mode_channels
 from dynacu_gym.tasks import Evidence, TaskSpec
 
@@ -16,13 +17,11 @@ AUDIO_MODES = tuple(m for m in MODES if "transcript" in MODE_CHANNELS[m])
 KEYFRAME_MODES = tuple(m for m in MODES if "keyframes" in MODE_CHANNELS[m])
 STANDARD = "standard"  # the screenshot-only agent the chance is the share of
 STRUCTURED = "standard_structured"  # the same agent with the element list
-STEP_S = 10.0  # an LLM agent's step: a screenshot to a hosted model and back, and a short wait
 SLACK_S = (1.0, 3.0)  # seconds before and after an evidence window that still count
 TRANSIENT_CHANCE = 0.5  # transient: a screenshot-only agent catches it at most this often
 LASTING_CHANCE = 0.9  # lasting: every one does (less a margin: OCR misreads a frame now and then)
 TIMELINE = "timeline"
 TIMELINE_MODE = "aoi_visual"
-CHECKS = ("solvable", "null", "random", "nearmiss", "evidence", "silent")
 
 
 def judge_silent(task: TaskSpec, observed: dict[str, Observed]) -> list[dict[str, Any]]:

@@ -8,7 +8,6 @@ from typing import Any
 
 from dynacu_gym.harness.audit.fingerprints import forget_changed, task_hash
 from dynacu_gym.harness.audit.judges import (
-    CHECKS,
     STEP_S,
     TIMELINE,
     TIMELINE_MODE,
@@ -19,6 +18,7 @@ from dynacu_gym.harness.audit.judges import (
 from dynacu_gym.harness.audit.observed import Observed, read_trace
 from dynacu_gym.harness.audit.reading import ocr_all, tesseract
 from dynacu_gym.harness.audit.summary import write_audit
+from dynacu_gym.harness.choices import CHECKS
 from dynacu_gym.harness.runner import (
     AgentSpec,
     EpisodeSpec,

@@ -10,13 +10,13 @@ from typing import Any
 from dynacu_gym.errors import AuditError
 from dynacu_gym.harness.audit.fingerprints import task_hash
 from dynacu_gym.harness.audit.judges import (
-    CHECKS,
     STANDARD,
     STEP_S,
     STRUCTURED,
     TIMELINE,
     has_lists,
 )
+from dynacu_gym.harness.choices import CHECKS
 from dynacu_gym.harness.runner import read_lines
 from dynacu_gym.modes import MODES
 from dynacu_gym.tasks import catalogue_order, find_task, task_folders
