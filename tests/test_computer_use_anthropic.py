@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import base64
-import json
 import socket
 import struct
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 import pytest
+from computer_use_servers import Answer, Request, local_server
 
 from dynacu_agents.protocols import llm_agent
 
@@ -45,13 +43,6 @@ MODEL = "claude-test"
 INPUT_TOKENS = 1000  # the fake server's input tokens for request n are INPUT_TOKENS + n
 OUTPUT_TOKENS = 7
 RECORD = "Observation Record — Step 1 (t = 3.5s)\n[TASK] Save the report."
-
-
-@dataclass
-class Request:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
 
 
 @dataclass
@@ -111,39 +102,16 @@ class FakeMessagesServer:
 def server() -> Iterator[FakeMessagesServer]:
     state: FakeMessagesServer
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
-            raw = self.rfile.read(int(self.headers["Content-Length"]))
-            status, answer = state.answer(self.path)
-            state.requests.append(
-                Request(self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw))
-            )
-            if state.delay_s:
-                time.sleep(state.delay_s)
-            data = json.dumps(answer).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.send_header("retry-after-ms", "1")  # retries in tests need not wait
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up waiting
+    def respond(request: Request) -> Answer:
+        status, answer = state.answer(request.path)
+        state.requests.append(request)
+        if state.delay_s:
+            time.sleep(state.delay_s)
+        return Answer(status, answer, {"retry-after-ms": "1"})  # retries in tests need not wait
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state = FakeMessagesServer(url=f"http://127.0.0.1:{httpd.server_address[1]}")
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
+    with local_server(respond) as port:
+        state = FakeMessagesServer(url=f"http://127.0.0.1:{port}")
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture

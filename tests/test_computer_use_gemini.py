@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import base64
 import importlib
-import json
 import socket
 import struct
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 import pytest
+from computer_use_servers import Answer, Request, local_server
 
 pytest.importorskip("google.genai")
 
@@ -41,13 +39,6 @@ THOUGHT_TOKENS = 3
 TASK = "Type the code into the box."
 RECORD = "[TASK] Type the code into the box.\n[PRIOR ACTIONS] none"
 FULL = CoordSpace("norm1000", ImageFit())
-
-
-@dataclass
-class Request:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
 
 
 @dataclass
@@ -120,33 +111,14 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def server() -> Iterator[FakeGemini]:
     state: FakeGemini
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
-            raw = self.rfile.read(int(self.headers["Content-Length"]))
-            status, answer = state.answer(self.path.split("?")[0])
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            state.requests.append(Request(self.path, headers, json.loads(raw)))
-            data = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def respond(request: Request) -> Answer:
+        status, answer = state.answer(request.path.split("?")[0])
+        state.requests.append(request)
+        return Answer(status, answer)
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    port = httpd.server_address[1]
-    state = FakeGemini(url=f"http://127.0.0.1:{port}", port=port)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
+    with local_server(respond) as port:
+        state = FakeGemini(url=f"http://127.0.0.1:{port}", port=port)
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
 
 
 def make_agent(server: FakeGemini, **kwargs: Any) -> GeminiComputerAgent:

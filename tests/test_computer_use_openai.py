@@ -7,14 +7,13 @@ import json
 import socket
 import struct
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 import pytest
+from computer_use_servers import Answer, Request, local_server
 
 pytest.importorskip("openai")
 
@@ -39,13 +38,6 @@ REASONING_TOKENS = 3
 
 
 # ---- the fake server ------------------------------------------------------------------------
-
-
-@dataclass
-class Request:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
 
 
 @dataclass
@@ -110,36 +102,15 @@ class FakeResponsesServer:
 def server() -> Iterator[FakeResponsesServer]:
     state: FakeResponsesServer
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
-            raw = self.rfile.read(int(self.headers["Content-Length"]))
-            status, answer = state.next_answer(self.path)
-            state.requests.append(
-                Request(self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw))
-            )
-            data = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            if status != 200:
-                self.send_header("retry-after-ms", "1")  # the SDK's retries wait 1 ms
-            self.end_headers()
-            self.wfile.write(data)
+    def respond(request: Request) -> Answer:
+        status, answer = state.next_answer(request.path)
+        state.requests.append(request)
+        # The SDK's retries wait 1 ms.
+        return Answer(status, answer, {"retry-after-ms": "1"} if status != 200 else {})
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    port = httpd.server_address[1]
-    state = FakeResponsesServer(url=f"http://127.0.0.1:{port}/v1")
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
+    with local_server(respond) as port:
+        state = FakeResponsesServer(url=f"http://127.0.0.1:{port}/v1")
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture(autouse=True)
@@ -872,8 +843,10 @@ def test_a_server_error_is_retried_by_the_sdk(server: FakeResponsesServer) -> No
     assert server.requests[1].headers["x-stainless-retry-count"] == "1"
 
 
-@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("status", [408, 409, 429, 503])
 def test_retries_that_run_out_are_an_llm_error(server: FakeResponsesServer, status: int) -> None:
+    # The SDK retries 408 and 409 too: once its retries run out, the server, not the request,
+    # is at fault, as in the Anthropic agent.
     server.script = [(status, "busy")] * 3
     agent = make_agent(server, http_retries=2)
     with pytest.raises(LLMError) as caught:
@@ -882,6 +855,7 @@ def test_retries_that_run_out_are_an_llm_error(server: FakeResponsesServer, stat
     assert caught.value.status == status
     assert str(caught.value) == f"{server.url} answered HTTP {status}: busy"
     assert len(server.requests) == 3
+    assert agent.total_calls == 3  # a failed step's calls count, as the other agents'
 
 
 def test_an_unreachable_server_is_an_llm_error() -> None:

@@ -10,7 +10,9 @@ model every step.
 
 Layout: the tool versions and the tables of keys and actions; :func:`key_combos` and
 :func:`computer_actions` / :func:`benchmark_actions`, which turn one tool call into the
-benchmark's action dicts; :func:`system_prompt`; then :class:`AnthropicComputerAgent`.
+benchmark's action dicts; :func:`system_prompt`; the turns and tool results of the Messages
+API; then :class:`AnthropicComputerAgent`, on the step loop of
+:class:`~dynacu_agents.computer_use.base.ComputerUseAgent`.
 
 How a reply becomes actions:
 
@@ -24,6 +26,9 @@ How a reply becomes actions:
 - Several tool calls in one reply run one per env step: the first is returned, the rest are
   queued and returned by the next ``act`` calls without a request. Text beside the calls is
   the first action's narration.
+- A step's info (:meth:`~dynacu_agents.computer_use.base.ComputerUseAgent.act`) counts cache
+  reads and writes among the ``input_tokens``; its ``reply`` is the tool calls as JSON, then
+  the text; the info of a queued action repeats that reply and adds ``queued: True``.
 
 ``history=0`` sends every step as one fresh user message. ``history=K`` keeps the last K
 exchanges (an assistant turn and the user turn that answers its tool calls); every tool call
@@ -41,25 +46,32 @@ the agent's failure; what the SDK retries (429, 5xx, a lost connection) raises
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
-import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from gymnasium.error import DependencyNotInstalled
-
+from dynacu_agents.computer_use.base import (
+    SDK_RETRY_STATUSES,
+    ComputerUseAgent,
+    Plan,
+    StepProgress,
+    check_http_retries,
+    check_max_keyframes,
+    check_model,
+    check_reasoning_effort,
+    given_or_env,
+    http_error,
+    image_fit,
+    import_sdk,
+    sdk_retries,
+    timed,
+)
 from dynacu_agents.coords import CoordSpace, ImageFit
 from dynacu_agents.llm import (
-    INVALID_REPLY,
     MAX_ERROR_CHARS,
-    REASONING_EFFORTS,
     THINKING_BUDGETS,
     LLMError,
     MessagePart,
-    ModelRefused,
     StepCost,
     observation_parts,
 )
@@ -92,12 +104,12 @@ KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 DEFAULT_WAIT_S = 1.0  # a wait that names no duration, as the text form's bare "wait"
 MAX_KEYS = 10  # keys in one key action's sequence ("Down Down Down"), each one env step
-SDK_RETRY_STATUSES = frozenset({408, 409, 429})  # and every 5xx: what the SDK retries
 IMAGE_PLACEHOLDER = "(an earlier screenshot, no longer shown)"
 EARLIER_TURNS_LEFT_OUT = (
     "(Earlier turns are left out. The observation record in each tool result lists every "
     "action so far.)"
 )
+NO_SDK = 'AnthropicComputerAgent needs the anthropic SDK: pip install "dynacu-gym[anthropic]"'
 DONE_TEXT = "Done."
 SKIPPED_TEXT = "Not performed: an earlier tool call of the same reply failed."
 
@@ -367,15 +379,6 @@ class _Result:
     is_error: bool = False
 
 
-@dataclass
-class _Plan:
-    """The actions of a reply, the tool results owed for its calls, and why it failed."""
-
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    results: list[_Result] = field(default_factory=list)
-    error: str = ""
-
-
 def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
@@ -420,6 +423,65 @@ def _tool_result(result: _Result, content: list[dict[str, Any]] | None = None) -
     return block
 
 
+def _window(messages: list[dict[str, Any]], history: int) -> list[dict[str, Any]]:
+    """The kept conversation: the last ``history`` exchanges of ``messages``, after a user turn."""
+    exchanges = len(messages) // 2  # user turn, then (assistant, user) pairs
+    if exchanges <= history:
+        return list(messages)
+    # The first kept assistant turn needs a user turn before it that answers nothing.
+    opener = {"role": "user", "content": [_text(EARLIER_TURNS_LEFT_OUT)]}
+    return [opener, *messages[-(2 * history - 1) :]]
+
+
+def _observation_turn(
+    blocks: list[dict[str, Any]], pending: list[_Result], history: int
+) -> dict[str, Any]:
+    """The user turn of a step: the record beside the screenshot and keyframes (``blocks``).
+
+    When the conversation goes on, the turn opens with a tool result for each call of the
+    last reply (the last one holding the observation); in a fresh turn, calls that were not
+    performed are noted before it.
+    """
+    if not history or not pending:
+        failed = [r for r in pending if r.is_error and r.text != SKIPPED_TEXT]
+        notes = [_text(f"{r.text} ({r.call.summary()}, from your previous reply)") for r in failed]
+        return {"role": "user", "content": notes + blocks}
+    *earlier, last = pending
+    content = [_tool_result(result) for result in earlier]
+    if last.is_error:  # the observation follows the results, outside them
+        content += [_tool_result(last), *blocks]
+    else:
+        content.append(_tool_result(last, blocks))
+    return {"role": "user", "content": content}
+
+
+def _retry_turn(plan: Plan) -> dict[str, Any]:
+    """The user turn that answers an unusable reply and asks again."""
+    if not plan.answers:
+        return {"role": "user", "content": [_text(NO_TOOL_CALL)]}
+    content = [_tool_result(result) for result in plan.answers]
+    return {"role": "user", "content": [*content, _text(NOTHING_PERFORMED)]}
+
+
+def _actions_of(call: _ToolCall, coords: CoordSpace) -> list[dict[str, Any]]:
+    """The benchmark actions of one tool call, checked.
+
+    Raises:
+        ActionError: a call the benchmark cannot perform, or of an unknown tool.
+    """
+    if call.name == COMPUTER_TOOL:
+        actions = computer_actions(call.input, coords)
+    elif call.name == BENCHMARK_TOOL:
+        actions = benchmark_actions(call.input)
+    else:
+        raise ActionError(
+            f"unknown tool {call.name!r}; expected {COMPUTER_TOOL!r} or {BENCHMARK_TOOL!r}"
+        )
+    for action in actions:
+        validate_action(action)
+    return actions
+
+
 def _server_message(error: Any) -> str:
     """The server's message in an SDK status error (``error.message`` of the body), cut short."""
     body = getattr(error, "body", None)
@@ -446,7 +508,16 @@ def _count_usage(cost: StepCost, usage: Any) -> None:
         cost.reasoning_tokens += number("thinking_tokens", details)
 
 
-class AnthropicComputerAgent:
+@dataclass
+class _Step:
+    """The messages of one step's request: the kept conversation, then the step's own turns."""
+
+    window: list[dict[str, Any]]
+    turns: list[dict[str, Any]]
+
+
+# Long (~220 lines): 90 document and check its options; the rest are its hooks and SDK errors.
+class AnthropicComputerAgent(ComputerUseAgent):
     """Drives the benchmark with Anthropic's computer-use tool (see the module docstring).
 
     Args:
@@ -478,9 +549,6 @@ class AnthropicComputerAgent:
         ValueError: a missing key or an out-of-range argument.
     """
 
-    name = "llm"
-    privileged = False
-
     def __init__(
         self,
         *,
@@ -498,17 +566,12 @@ class AnthropicComputerAgent:
         reasoning_effort: str | None = None,
         thinking: str = "budget",
     ) -> None:
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"expected a model name, got {model!r}")
+        check_model(model)
         if tool_version not in TOOL_VERSIONS:
             raise ValueError(
                 f"expected tool_version in {', '.join(TOOL_VERSIONS)}, got {tool_version!r}"
             )
-        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
-            raise ValueError(
-                f"expected reasoning_effort in {', '.join(REASONING_EFFORTS)} or None, "
-                f"got {reasoning_effort!r}"
-            )
+        check_reasoning_effort(reasoning_effort)
         if thinking not in THINKING_MODES:
             raise ValueError(f"expected thinking in {', '.join(THINKING_MODES)}, got {thinking!r}")
         if reasoning_effort is not None and temperature is not None:
@@ -519,47 +582,32 @@ class AnthropicComputerAgent:
         for label, value, least in (("max_tokens", max_tokens, 1), ("history", history, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"expected {label} to be a whole number >= {least}, got {value!r}")
-        if max_keyframes is not None and max_keyframes < 0:
-            raise ValueError(f"expected max_keyframes >= 0 or None, got {max_keyframes!r}")
-        if http_retries < 0:
-            raise ValueError(f"expected http_retries >= 0, got {http_retries!r}")
+        check_max_keyframes(max_keyframes)
+        check_http_retries(http_retries)
         if not timeout_s > 0:
             raise ValueError(f"expected timeout_s > 0 seconds, got {timeout_s!r}")
-        try:
-            self._sdk: Any = importlib.import_module("anthropic")
-        except ImportError as e:
-            raise DependencyNotInstalled(
-                "AnthropicComputerAgent needs the anthropic SDK: "
-                'pip install "dynacu-gym[anthropic]"'
-            ) from e
-        key = api_key or os.environ.get(KEY_ENV) or None
+        self._sdk = import_sdk("anthropic", NO_SDK)
+        key = given_or_env(api_key, KEY_ENV)
         if key is None:
             raise ValueError(f"the Anthropic API needs a key: set {KEY_ENV} or pass api_key")
-        url = base_url or os.environ.get(BASE_URL_ENV) or None
-        fit = image_size if isinstance(image_size, ImageFit) else ImageFit.parse(image_size)
-        self.model = model
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.timeout_s = timeout_s
-        self.coords = CoordSpace("image", fit)
-        self.max_keyframes = max_keyframes
+        url = given_or_env(base_url, BASE_URL_ENV)
+        super().__init__(
+            model=model,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            timeout_s=timeout_s,
+            coords=CoordSpace("image", image_fit(image_size)),
+            max_keyframes=max_keyframes,
+            http_retries=http_retries,
+            reasoning_effort=reasoning_effort,
+        )
         self.history = history
-        self.http_retries = http_retries
         self.tool_version = tool_version
-        self.reasoning_effort = reasoning_effort
         self.thinking = thinking
         self.system_prompt = system_prompt(self.coords)
         self._client: Any = self._sdk.Anthropic(
             api_key=key, base_url=url, max_retries=http_retries, timeout=timeout_s
         )
-        self.instruction = ""
-        self.total_input_tokens = 0
-        self.total_output_tokens = 0
-        self.total_calls = 0
-        self._messages: list[dict[str, Any]] = []  # the conversation, images left out
-        self._pending: list[_Result] = []  # tool results owed for the last reply's calls
-        self._queue: deque[dict[str, Any]] = deque()  # the last reply's actions still to do
-        self._last_reply = ""
 
     @property
     def url(self) -> str:
@@ -578,143 +626,53 @@ class AnthropicComputerAgent:
         }
         return [computer, BENCHMARK_TOOL_SPEC]
 
-    def reset(self, instruction: str) -> None:
-        """Start an episode: the conversation, the queue and the running totals are cleared."""
-        self.instruction = instruction
-        self.total_input_tokens = 0
-        self.total_output_tokens = 0
-        self.total_calls = 0
-        self._messages = []
-        self._pending = []
-        self._queue.clear()
+    def _clear_conversation(self) -> None:
+        self._messages: list[dict[str, Any]] = []  # the conversation, images left out
+        self._pending: list[_Result] = []  # tool results owed for the last reply's calls
         self._last_reply = ""
 
-    def act(self, observation: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The next action: a queued one of the last reply, else the model's next.
-
-        Returns:
-            The action dict (screen pixels; ``{"type": "invalid_reply", "raw": summary}``
-            when two replies held no usable action) and the step's info: ``calls`` (HTTP
-            requests, retries included; 0 for a queued action), ``input_tokens`` (cache reads
-            and writes included), ``output_tokens``, ``latency_s``, ``retried`` (the first
-            reply was unusable), ``reply`` (the tool calls as JSON and the text) and
-            ``parse_error`` (why a tool call could not be used, or "").
-
-        Raises:
-            LLMError: the server could not be reached, or kept failing past the retries.
-            ModelRefused: the server refused the request (the agent's failure).
-        """
-        if self._queue:
-            info = {**StepCost().info(), "retried": False, "reply": self._last_reply}
-            return self._queue.popleft(), {**info, "parse_error": "", "queued": True}
-        cost = StepCost()
-        try:
-            return self._ask(observation, cost)
-        finally:
-            self.total_calls += cost.calls
-            self.total_input_tokens += cost.input_tokens
-            self.total_output_tokens += cost.output_tokens
-
-    def _ask(
-        self, observation: dict[str, Any], cost: StepCost
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        window = self._window()
-        turns = [self._observation_turn(observation)]
-        reply = self._complete(window + turns, cost)
-        plan = self._plan(reply)
-        retried, parse_error = False, plan.error
-        if not plan.actions:
-            retried = True
-            turns += [reply.message, self._retry_turn(plan)]
-            reply = self._complete(window + turns, cost)
-            plan = self._plan(reply)
-            parse_error = plan.error or parse_error
-        turns.append(reply.message)
-        if self.history:
-            self._messages += [_without_images(message) for message in turns]
-        self._pending = plan.results
-        self._last_reply = reply.summary
-        action: dict[str, Any] = {"type": INVALID_REPLY, "raw": reply.summary}
-        if plan.actions:
-            action, *rest = plan.actions
-            self._queue.extend(rest)
-        info = {**cost.info(), "retried": retried, "reply": reply.summary}
-        return action, {**info, "parse_error": parse_error}
+    def _queued_info(self) -> dict[str, Any]:
+        """A queued action's info: the reply it came from, and ``queued``."""
+        return {**self._info(StepCost(), StepProgress(reply=self._last_reply)), "queued": True}
 
     # ---- the conversation ---------------------------------------------------------------------
 
-    def _window(self) -> list[dict[str, Any]]:
-        """The kept conversation: the last ``history`` exchanges, after a user turn."""
-        exchanges = len(self._messages) // 2  # user turn, then (assistant, user) pairs
-        if exchanges <= self.history:
-            return list(self._messages)
-        # The first kept assistant turn needs a user turn before it that answers nothing.
-        opener = {"role": "user", "content": [_text(EARLIER_TURNS_LEFT_OUT)]}
-        return [opener, *self._messages[-(2 * self.history - 1) :]]
-
-    def _observation_turn(self, observation: dict[str, Any]) -> dict[str, Any]:
-        """The user turn of a step: the record beside the screenshot and keyframes.
-
-        When the conversation goes on, the turn opens with a tool result for each call of the
-        last reply (the last one holding the observation); in a fresh turn, calls that were not
-        performed are noted before it.
-        """
+    def _open_step(self, observation: dict[str, Any]) -> _Step:
         blocks = _blocks(observation_parts(observation, self.coords.fit, self.max_keyframes))
-        if not self.history or not self._pending:
-            failed = [r for r in self._pending if r.is_error and r.text != SKIPPED_TEXT]
-            notes = [
-                _text(f"{r.text} ({r.call.summary()}, from your previous reply)") for r in failed
-            ]
-            return {"role": "user", "content": notes + blocks}
-        *earlier, last = self._pending
-        content = [_tool_result(result) for result in earlier]
-        if last.is_error:  # the observation follows the results, outside them
-            content += [_tool_result(last), *blocks]
-        else:
-            content.append(_tool_result(last, blocks))
-        return {"role": "user", "content": content}
+        turn = _observation_turn(blocks, self._pending, self.history)
+        return _Step(_window(self._messages, self.history), [turn])
 
-    def _retry_turn(self, plan: _Plan) -> dict[str, Any]:
-        """The user turn that answers an unusable reply and asks again."""
-        if not plan.results:
-            return {"role": "user", "content": [_text(NO_TOOL_CALL)]}
-        content = [_tool_result(result) for result in plan.results]
-        return {"role": "user", "content": [*content, _text(NOTHING_PERFORMED)]}
+    def _add_retry_turn(self, step: _Step, reply: _Reply, plan: Plan) -> None:
+        step.turns += [reply.message, _retry_turn(plan)]
 
-    def _plan(self, reply: _Reply) -> _Plan:
+    def _close_step(self, step: _Step, reply: _Reply, plan: Plan) -> None:
+        step.turns.append(reply.message)
+        if self.history:
+            self._messages += [_without_images(message) for message in step.turns]
+        self._pending = plan.answers
+        self._last_reply = reply.summary
+
+    def _plan(self, reply: _Reply) -> Plan:
         """The actions of a reply's tool calls, up to the first that cannot be performed."""
-        plan = _Plan()
+        plan = Plan()
         if not reply.calls:
             plan.error = "the reply has no tool call"
             return plan
         for call in reply.calls:
             if plan.error:
-                plan.results.append(_Result(call, SKIPPED_TEXT, is_error=True))
+                plan.answers.append(_Result(call, SKIPPED_TEXT, is_error=True))
                 continue
             try:
-                actions = self._actions_of(call)
+                actions = _actions_of(call, self.coords)
             except ActionError as e:
                 plan.error = f"{call.summary()}: {e}"
-                plan.results.append(_Result(call, f"Not performed: {e}", is_error=True))
+                plan.answers.append(_Result(call, f"Not performed: {e}", is_error=True))
                 continue
             plan.actions += actions
-            plan.results.append(_Result(call, DONE_TEXT))
+            plan.answers.append(_Result(call, DONE_TEXT))
         if plan.actions and reply.narration:
             plan.actions[0]["narration"] = reply.narration
         return plan
-
-    def _actions_of(self, call: _ToolCall) -> list[dict[str, Any]]:
-        if call.name == COMPUTER_TOOL:
-            actions = computer_actions(call.input, self.coords)
-        elif call.name == BENCHMARK_TOOL:
-            actions = benchmark_actions(call.input)
-        else:
-            raise ActionError(
-                f"unknown tool {call.name!r}; expected {COMPUTER_TOOL!r} or {BENCHMARK_TOOL!r}"
-            )
-        for action in actions:
-            validate_action(action)
-        return actions
 
     # ---- the wire -----------------------------------------------------------------------------
 
@@ -739,46 +697,39 @@ class AnthropicComputerAgent:
             kwargs["extra_body"] = {"temperature": self.temperature}
         return kwargs
 
-    def _complete(self, messages: list[dict[str, Any]], cost: StepCost) -> _Reply:
-        """Send the messages and read the reply, adding the call's cost to ``cost``.
+    def _send(self, step: _Step, cost: StepCost) -> _Reply:
+        """Send the step's messages and read the reply, adding the call's cost to ``cost``.
 
         Raises:
             ModelRefused: a 4xx answer the SDK does not retry.
             LLMError: retries spent on 408/409/429/5xx, no connection, or no message.
         """
         sdk, url = self._sdk, self.url
-        t = time.monotonic()
         try:
-            raw = self._client.beta.messages.with_raw_response.create(**self.request(messages))
-            message = raw.parse()
+            with timed(cost):
+                raw = self._client.beta.messages.with_raw_response.create(
+                    **self.request(step.window + step.turns)
+                )
+                message = raw.parse()
         except sdk.APIStatusError as e:
             status = int(e.status_code)
-            retried = status in SDK_RETRY_STATUSES or status >= 500
-            cost.calls += 1 + (self.http_retries if retried else 0)
-            cost.latency_s += time.monotonic() - t
+            cost.calls += 1 + (self.http_retries if sdk_retries(status) else 0)
             text = f"{url} answered HTTP {status}: {_server_message(e)}"
-            if 400 <= status < 500 and not retried:
-                raise ModelRefused(
-                    f"the model server refused the request: {text}", status, info=cost.info()
-                ) from e
-            raise LLMError(f"{text} (after {self.http_retries} retries)", status=status) from e
+            fault = f"{text} (after {self.http_retries} retries)"
+            raise http_error(text, status, retried=SDK_RETRY_STATUSES, fault=fault) from e
         except sdk.APITimeoutError as e:
             cost.calls += 1 + self.http_retries
-            cost.latency_s += time.monotonic() - t
             raise LLMError(
                 f"the model server at {url} did not answer within {self.timeout_s:g} s"
             ) from e
         except sdk.APIConnectionError as e:
             cost.calls += 1 + self.http_retries
-            cost.latency_s += time.monotonic() - t
             reason = e.__cause__ or e
             raise LLMError(f"cannot reach the model server at {url}: {reason}") from e
         except sdk.AnthropicError as e:  # an answer that is not a message, say
             cost.calls += 1
-            cost.latency_s += time.monotonic() - t
             raise LLMError(f"{url} answered without a usable reply: {e}") from e
         cost.calls += 1 + int(getattr(raw, "retries_taken", 0) or 0)
-        cost.latency_s += time.monotonic() - t
         try:
             _count_usage(cost, getattr(message, "usage", None))
             return _read_reply(message)

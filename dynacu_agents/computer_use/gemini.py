@@ -28,13 +28,14 @@ where the pointer last clicked (its point is checked but cannot move the pointer
 instruction says so. Text parts beside the calls are the narration of the first action.
 
 A reply's calls are performed one per env step: the actions of one reply wait in a queue, and
-the ``act`` calls that hand them out ask the model nothing (``calls`` 0). A reply that cannot be
-performed (no function call, a function that is excluded or unknown, a point outside 0-999 or
-on the image's padding, a call that needs a person's confirmation) is answered with a
-``function_response`` per call saying why, and the model is asked once more within the same
-``act``; a second miss becomes ``{"type": "invalid_reply", ...}``, an agent mistake the env
-reports. A ``safety_decision`` asking for confirmation is never acknowledged on anyone's
-behalf: no person watches a benchmark run, so that call is not performed.
+the ``act`` calls that hand them out ask the model nothing (``calls`` 0); a step's ``reply`` is
+the final reply in short (its text, then its calls). A reply that cannot be performed (no
+function call, a function that is excluded or unknown, a point outside 0-999 or on the image's
+padding, a call that needs a person's confirmation) is answered with a ``function_response``
+per call saying why, and the model is asked once more within the same ``act``; a second miss
+becomes ``{"type": "invalid_reply", ...}``, an agent mistake the env reports. A
+``safety_decision`` asking for confirmation is never acknowledged on anyone's behalf: no person
+watches a benchmark run, so that call is not performed.
 
 With ``history=0`` every step is one fresh user turn: the observation record, the screenshot
 and the keyframes. With ``history=K`` the conversation keeps the last K exchanges (the model's
@@ -57,26 +58,32 @@ from __future__ import annotations
 import base64
 import importlib
 import json
-import os
 import time
-from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gymnasium.error import DependencyNotInstalled
-
+from dynacu_agents.computer_use.base import (
+    ComputerUseAgent,
+    Plan,
+    check_http_retries,
+    check_max_keyframes,
+    check_model,
+    check_reasoning_effort,
+    given_or_env,
+    http_error,
+    image_fit,
+    import_sdk,
+    timed,
+)
 from dynacu_agents.coords import CoordSpace, ImageFit
 from dynacu_agents.llm import (
     BACKOFF_S,
-    INVALID_REPLY,
     MAX_ERROR_CHARS,
-    REASONING_EFFORTS,
     RETRY_STATUSES,
     THINKING_BUDGETS,
     LLMError,
     MessagePart,
-    ModelRefused,
     StepCost,
     observation_parts,
 )
@@ -98,6 +105,7 @@ API_VERSION = "v1beta"  # the computer-use tool is a preview of the v1beta API
 KEY_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # the first one set is used
 BASE_URL_ENV = "GOOGLE_GEMINI_BASE_URL"  # the SDK documents this one for the Gemini API
 INSTALL_HINT = 'pip install "dynacu-gym[gemini]"'
+NO_SDK = f"the Gemini computer-use agent needs the google-genai SDK: {INSTALL_HINT}"
 
 # Predefined functions the benchmark cannot perform: the page is the whole world (no address
 # bar, history or search engine) and the env has no mouse move (no hover, no drag).
@@ -387,15 +395,23 @@ class _Reply:
 
 
 @dataclass
-class _Plan:
-    """What a reply comes to: the actions to take, or why none can be taken."""
+class _Step:
+    """One step's request as it grows, and the exchanges it leaves for history.
 
-    actions: list[dict[str, Any]]
-    answers: list[_Answer]  # a response per call: performed, or why not
-    error: str = ""  # "" when the actions can be taken
+    Attributes:
+        contents: what the next request sends.
+        user: the user turn the next model turn answers, as history keeps it (no images).
+        kept: (user turn, model turn, responses owed to its calls) of each reply that can be
+            sent back, for history.
+    """
+
+    contents: list[Any]
+    user: Any
+    kept: list[tuple[Any, Any, list[_Answer]]] = field(default_factory=list)
 
 
-class GeminiComputerAgent:
+# Long (~270 lines): 85 document and check its options; the rest build turns of the SDK's types.
+class GeminiComputerAgent(ComputerUseAgent):
     """Drives the benchmark through Gemini's computer-use tool (see the module docstring).
 
     Args:
@@ -420,9 +436,6 @@ class GeminiComputerAgent:
         DependencyNotInstalled: ``google-genai`` is not installed.
     """
 
-    name = "llm"
-    privileged = False
-
     def __init__(
         self,
         model: str = DEFAULT_MODEL,
@@ -437,53 +450,38 @@ class GeminiComputerAgent:
         http_retries: int = 2,
         reasoning_effort: str | None = None,
     ) -> None:
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"expected a model name, got {model!r}")
-        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
-            raise ValueError(
-                f"expected reasoning_effort in {', '.join(REASONING_EFFORTS)} or None, "
-                f"got {reasoning_effort!r}"
-            )
-        if max_keyframes is not None and max_keyframes < 0:
-            raise ValueError(f"expected max_keyframes >= 0 or None, got {max_keyframes!r}")
+        check_model(model)
+        check_reasoning_effort(reasoning_effort)
+        check_max_keyframes(max_keyframes)
         if isinstance(history, bool) or not isinstance(history, int) or history < 0:
             raise ValueError(f"expected history >= 0 (exchanges kept), got {history!r}")
-        if http_retries < 0:
-            raise ValueError(f"expected http_retries >= 0, got {http_retries!r}")
+        check_http_retries(http_retries)
         if not max_tokens >= 1:
             raise ValueError(f"expected max_tokens >= 1, got {max_tokens!r}")
         if not timeout_s > 0:
             raise ValueError(f"expected timeout_s > 0, got {timeout_s!r}")
-        try:
-            genai = importlib.import_module("google.genai")
-            errors = importlib.import_module("google.genai.errors")
-            types = importlib.import_module("google.genai.types")
-        except ImportError as e:
-            raise DependencyNotInstalled(
-                f"the Gemini computer-use agent needs the google-genai SDK: {INSTALL_HINT}"
-            ) from e
-        key = api_key or next((os.environ[n] for n in KEY_ENV if os.environ.get(n)), None)
+        genai = import_sdk("google.genai", NO_SDK)
+        self._errors = import_sdk("google.genai.errors", NO_SDK)
+        self._types = types = import_sdk("google.genai.types", NO_SDK)
+        key = given_or_env(api_key, *KEY_ENV)
         if not key:
             raise ValueError(
                 f"the Gemini API needs a key: set {' or '.join(KEY_ENV)}, or pass api_key"
             )
-        if isinstance(image_size, ImageFit):
-            fit = image_size
-        else:
-            fit = ImageFit.parse(image_size) if image_size is not None else ImageFit()
-        self.model = model
-        self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.timeout_s = timeout_s
-        self.coords = CoordSpace("norm1000", fit)
-        self.max_keyframes = max_keyframes
+        fit = ImageFit() if image_size is None else image_fit(image_size)
+        super().__init__(
+            model=model,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            timeout_s=timeout_s,
+            coords=CoordSpace("norm1000", fit),
+            max_keyframes=max_keyframes,
+            http_retries=http_retries,
+            reasoning_effort=reasoning_effort,
+        )
+        self.base_url = (given_or_env(base_url, BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         self.history = history
-        self.http_retries = http_retries
-        self.reasoning_effort = reasoning_effort
         self.system_instruction = system_instruction(fit)
-        self._types = types
-        self._errors = errors
         # The documented tool where the SDK has it, else the same functions declared plainly.
         self.native_tool = hasattr(types, "ComputerUse") and hasattr(types, "Environment")
         self._images_in_responses = hasattr(types, "FunctionResponsePart")
@@ -498,106 +496,70 @@ class GeminiComputerAgent:
         )
         self._config = self._generate_config()
         self._unreachable: tuple[type[BaseException], ...] = (OSError, *_transport_errors())
-        self.instruction = ""
-        self._queue: deque[dict[str, Any]] = deque()
-        self._exchanges: list[tuple[Any, Any]] = []  # (user Content, model Content), oldest first
-        self._pending: list[_Answer] = []  # responses owed to the last kept model turn's calls
-        self.total_input_tokens = 0
-        self.total_output_tokens = 0
-        self.total_calls = 0
 
     @property
     def url(self) -> str:
         """Where requests go."""
         return f"{self.base_url}/{API_VERSION}/models/{self.model}:generateContent"
 
-    def reset(self, instruction: str) -> None:
-        """Start an episode: the conversation, the queue and the running totals are cleared."""
-        self.instruction = instruction
-        self._queue.clear()
-        self._exchanges = []
-        self._pending = []
-        self.total_input_tokens = 0
-        self.total_output_tokens = 0
-        self.total_calls = 0
-
-    def act(self, observation: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The next action: a queued one of the last reply, else the model's next.
-
-        Returns:
-            The action dict (screen pixels; ``{"type": "invalid_reply", "raw": summary}`` when
-            two replies could not be performed) and the step's info: ``calls`` (HTTP requests,
-            0 for a queued action), ``input_tokens``, ``output_tokens``, ``reasoning_tokens``
-            (where counted), ``latency_s``, ``retried`` (the first reply could not be
-            performed), ``reply`` (the final reply in short) and ``parse_error`` (why the last
-            reply that could not be performed could not, or "").
-
-        Raises:
-            LLMError: the server could not be reached, or kept answering 429 or 5xx.
-            ModelRefused: the server refused the request (the agent's failure).
-        """
-        if self._queue:
-            info = {
-                **StepCost().info(),
-                "retried": False,
-                "reply": "(queued from the previous reply)",
-                "parse_error": "",
-            }
-            return self._queue.popleft(), info
-        cost = StepCost()
-        try:
-            return self._ask(observation, cost)
-        finally:
-            self.total_calls += cost.calls
-            self.total_input_tokens += cost.input_tokens
-            self.total_output_tokens += cost.output_tokens
+    def _clear_conversation(self) -> None:
+        self._exchanges: list[tuple[Any, Any]] = []  # (user Content, model Content), oldest first
+        self._pending: list[_Answer] = []  # responses owed to the last kept model turn's calls
 
     # ---- one step -----------------------------------------------------------------------------
 
-    def _ask(
-        self, observation: dict[str, Any], cost: StepCost
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        types = self._types
+    def _open_step(self, observation: dict[str, Any]) -> _Step:
         context = self._context(observation)
         newest = self._observation_turn(observation, self._pending if context else [])
-        first = self._generate([*context, newest], cost)
-        plan = self._plan(first)
-        reply, retry_turn, second_plan = first, None, None
-        if plan.error:
-            prompt = (BAD_CALL_PROMPT if first.calls else NO_CALL_PROMPT).format(error=plan.error)
-            if first.has_parts:
-                retry_turn = types.Content(
-                    role="user",
-                    parts=[*self._response_parts(plan.answers), types.Part(text=prompt)],
-                )
-                turns = [*context, newest, first.content, retry_turn]
-            else:  # nothing to send back as a model turn: the same user turn, with the prompt
-                newest = types.Content(role="user", parts=[*newest.parts, types.Part(text=prompt)])
-                turns = [*context, newest]
-            reply = self._generate(turns, cost)
-            second_plan = self._plan(reply)
-        self._remember(newest, first, plan, retry_turn, reply, second_plan)
-        final = plan if second_plan is None else second_plan
-        if final.error:
-            action: dict[str, Any] = {"type": INVALID_REPLY, "raw": reply.summary}
-        else:
-            action, *rest = final.actions
-            self._queue.extend(rest)
-        info = {
-            **cost.info(),
-            "retried": second_plan is not None,
-            "reply": reply.summary,
-            "parse_error": final.error or plan.error,  # the first miss, where the retry did well
-        }
-        return action, info
+        return _Step([*context, newest], _stripped(self._types, newest, self.instruction))
 
-    def _plan(self, reply: _Reply) -> _Plan:
+    def _send(self, step: _Step, cost: StepCost) -> _Reply:
+        return self._generate(step.contents, cost)
+
+    def _add_retry_turn(self, step: _Step, reply: _Reply, plan: Plan) -> None:
+        """Answer the calls and ask again: after the model turn, or in the same user turn.
+
+        A reply with no parts cannot be sent back as a model turn, so the prompt joins the
+        step's user turn instead.
+        """
+        types = self._types
+        prompt = (BAD_CALL_PROMPT if reply.calls else NO_CALL_PROMPT).format(error=plan.error)
+        if reply.has_parts:
+            retry_turn = types.Content(
+                role="user",
+                parts=[*_response_parts(types, plan.answers), types.Part(text=prompt)],
+            )
+            step.kept.append((step.user, reply.content, plan.answers))
+            step.contents += [reply.content, retry_turn]
+            step.user = retry_turn
+        else:
+            newest = step.contents[-1]
+            step.contents[-1] = types.Content(
+                role="user", parts=[*newest.parts, types.Part(text=prompt)]
+            )
+
+    def _close_step(self, step: _Step, reply: _Reply, plan: Plan) -> None:
+        """Keep the step's exchanges (images left out) and the responses the last one is owed.
+
+        A reply with nothing to send back is not kept; the responses owed to the model turn
+        before it then stay owed.
+        """
+        if not self.history:
+            return
+        if reply.has_parts:
+            step.kept.append((step.user, reply.content, plan.answers))
+        for user, model, answers in step.kept:
+            self._exchanges.append((user, model))
+            self._pending = answers
+        del self._exchanges[: -self.history]
+
+    def _plan(self, reply: _Reply) -> Plan:
         """The actions of a reply's calls, the responses they are owed, or why none can be taken."""
         if not reply.calls:
             why = "the reply has no function call"
             if reply.note:
                 why += f" ({reply.note})"
-            return _Plan([], [], why)
+            return Plan([], [], why)
         actions: list[dict[str, Any]] = []
         answers: list[_Answer] = []
         errors: list[str] = []
@@ -611,53 +573,20 @@ class GeminiComputerAgent:
                 actions += call_actions(call, self.coords)
             except ActionError as e:
                 errors.append(str(e))
-                answers.append(self._answer(call, {"error": str(e)}))
+                answers.append(_answer(call, {"error": str(e)}))
             else:
-                answers.append(self._answer(call, {}))
+                answers.append(_answer(call, {}))
         if errors:
             refused = {"error": "not performed, since another call of this reply cannot be"}
             answers = [
                 a if "error" in a.response else _Answer(a.name, a.id, {**a.response, **refused})
                 for a in answers
             ]
-            return _Plan([], answers, "; ".join(errors))
+            return Plan([], answers, "; ".join(errors))
         narration = reply.text[:MAX_NARRATION].strip()
         if narration:
             actions[0] = {**actions[0], "narration": narration}
-        return _Plan(actions, answers)
-
-    def _answer(self, call: GeminiCall, result: dict[str, Any]) -> _Answer:
-        if call.name in COMPUTER_FUNCTIONS or call.name in EXCLUDED_FUNCTIONS:
-            response = {"url": PAGE_URL, **result}
-        else:
-            response = result or {"output": "performed"}
-        return _Answer(call.name, call.id, response)
-
-    def _remember(
-        self,
-        newest: Any,
-        first: _Reply,
-        first_plan: _Plan,
-        retry_turn: Any,
-        second: _Reply,
-        second_plan: _Plan | None,
-    ) -> None:
-        """Keep the step's exchanges (images left out) and the responses the last one is owed.
-
-        A reply with nothing to send back is not kept; the responses owed to the model turn
-        before it then stay owed.
-        """
-        if not self.history:
-            return
-        kept = self._stripped(newest)
-        if first.has_parts:
-            self._exchanges.append((kept, first.content))
-            self._pending = first_plan.answers
-            kept = retry_turn
-        if second_plan is not None and second.has_parts:
-            self._exchanges.append((kept, second.content))
-            self._pending = second_plan.answers
-        del self._exchanges[: -self.history]
+        return Plan(actions, answers)
 
     # ---- the turns ----------------------------------------------------------------------------
 
@@ -694,7 +623,7 @@ class GeminiComputerAgent:
                 None,
             )
         image = pieces[screenshot].png if target is not None else ""
-        parts = self._response_parts(answers, image, target)
+        parts = _response_parts(types, answers, image, target)
         for i, piece in enumerate(pieces):
             if target is not None and i == screenshot:
                 continue
@@ -704,93 +633,19 @@ class GeminiComputerAgent:
                     types.Part(text=f"{piece.text.rstrip(':')}: the image of the {name} response.")
                 )
                 continue
-            parts.append(self._part(piece))
+            parts.append(_part(types, piece))
         return types.Content(role="user", parts=parts)
-
-    def _response_parts(
-        self, answers: list[_Answer], image: str = "", target: int | None = None
-    ) -> list[Any]:
-        """``function_response`` parts for ``answers``; answer ``target`` carries ``image``."""
-        types = self._types
-        parts = []
-        for i, answer in enumerate(answers):
-            response = types.FunctionResponse(
-                id=answer.id, name=answer.name, response=answer.response
-            )
-            if image and i == target:
-                blob = types.FunctionResponseBlob(
-                    mime_type="image/png", data=base64.b64decode(image)
-                )
-                response.parts = [types.FunctionResponsePart(inline_data=blob)]
-            parts.append(types.Part(function_response=response))
-        return parts
-
-    def _stripped(self, turn: Any) -> Any:
-        """``turn`` as history keeps it: its function responses, without their images."""
-        types = self._types
-        parts = [
-            types.Part(
-                function_response=types.FunctionResponse(
-                    id=part.function_response.id,
-                    name=part.function_response.name,
-                    response=part.function_response.response,
-                )
-            )
-            for part in turn.parts
-            if part.function_response is not None
-        ]
-        if not parts:  # the first turn; the oldest kept turn becomes the task's text anyway
-            parts = [types.Part(text=f"The task: {self.instruction}")]
-        return types.Content(role="user", parts=parts)
-
-    def _part(self, piece: MessagePart) -> Any:
-        types = self._types
-        if piece.png:
-            return types.Part.from_bytes(data=base64.b64decode(piece.png), mime_type="image/png")
-        return types.Part(text=piece.text)
 
     # ---- the wire -----------------------------------------------------------------------------
 
     def _generate_config(self) -> Any:
         types = self._types
-        custom = [
-            types.FunctionDeclaration(
-                name="speak",
-                description=(
-                    "Say the text aloud: the page hears it. Only when the task says to answer "
-                    "aloud."
-                ),
-                parameters=_schema(types, {"text": ("STRING", "the words to say")}),
-            ),
-            types.FunctionDeclaration(
-                name="wait",
-                description=(
-                    f"Let up to {MAX_WAIT_S:g} seconds pass, to see or hear more; the page goes on."
-                ),
-                parameters=_schema(types, {"seconds": ("NUMBER", f"0 to {MAX_WAIT_S:g}")}),
-            ),
-            types.FunctionDeclaration(
-                name="done", description="End the task; the page's verdict then stands."
-            ),
-        ]
-        if self.native_tool:
-            tools = [
-                types.Tool(
-                    computer_use=types.ComputerUse(
-                        environment=types.Environment.ENVIRONMENT_BROWSER,
-                        excluded_predefined_functions=list(EXCLUDED_FUNCTIONS),
-                    )
-                ),
-                types.Tool(function_declarations=custom),
-            ]
-        else:
-            tools = [types.Tool(function_declarations=[*_computer_declarations(types), *custom])]
         budget = THINKING_BUDGETS[self.reasoning_effort] if self.reasoning_effort else 0
         return types.GenerateContentConfig(
             system_instruction=self.system_instruction,
             max_output_tokens=self.max_tokens + budget,
             temperature=self.temperature,
-            tools=tools,
+            tools=_tools(types, self.native_tool),
             thinking_config=types.ThinkingConfig(thinking_budget=budget) if budget else None,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )
@@ -799,14 +654,13 @@ class GeminiComputerAgent:
         """One request (retried on 429 and 5xx); the reply, read, its cost added to ``cost``."""
         errors = self._errors
         for attempt in range(self.http_retries + 1):
-            t = time.monotonic()
             cost.calls += 1
             try:
-                response = self._client.models.generate_content(
-                    model=self.model, contents=contents, config=self._config
-                )
+                with timed(cost):
+                    response = self._client.models.generate_content(
+                        model=self.model, contents=contents, config=self._config
+                    )
             except errors.APIError as e:
-                cost.latency_s += time.monotonic() - t
                 code = int(e.code or 0)
                 message = str(e.message or e.details or "(no message)")[:MAX_ERROR_CHARS]
                 text = f"{self.url} answered HTTP {code} {e.status or ''}".rstrip()
@@ -815,50 +669,127 @@ class GeminiComputerAgent:
                 if retry and attempt < self.http_retries:
                     time.sleep(BACKOFF_S * 2**attempt)
                     continue
-                if 400 <= code < 500 and code not in RETRY_STATUSES:
-                    raise ModelRefused(
-                        f"the model server refused the request: {text}", code, info=cost.info()
-                    ) from e
-                raise LLMError(text, status=code or None) from e
+                raise http_error(text, code, retried=RETRY_STATUSES) from e
             except self._unreachable as e:
-                cost.latency_s += time.monotonic() - t
                 raise LLMError(f"cannot reach the model server at {self.url}: {e}") from e
             except ValueError as e:  # an answer the SDK could not read
-                cost.latency_s += time.monotonic() - t
                 raise LLMError(
                     f"{self.url} answered with something that is not a reply: "
                     f"{str(e)[:MAX_ERROR_CHARS]}"
                 ) from e
-            cost.latency_s += time.monotonic() - t
-            return self._read(response, cost)
+            return _read_reply(response, cost)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _read(self, response: Any, cost: StepCost) -> _Reply:
-        """The calls and text of the first candidate; the usage added to ``cost``."""
-        usage = response.usage_metadata
-        if usage is not None:
-            cost.input_tokens += int(usage.prompt_token_count or 0)
-            cost.output_tokens += int(usage.candidates_token_count or 0)
-            cost.reasoning_tokens += int(usage.thoughts_token_count or 0)
-        if not response.candidates:
-            feedback = response.prompt_feedback
-            reason = getattr(feedback, "block_reason", None) if feedback is not None else None
-            note = f"no candidate; block reason {_enum_name(reason)}" if reason else "no candidate"
-            return _Reply(None, [], "", note)
-        candidate = response.candidates[0]
-        finish = _enum_name(candidate.finish_reason)
-        note = f"finish reason {finish}" if finish not in ("", "STOP") else ""
-        content = candidate.content
-        parts = list(content.parts or []) if content is not None else []
-        texts = [p.text for p in parts if p.text and not p.thought]
-        calls = [
-            GeminiCall(
-                p.function_call.name or "", dict(p.function_call.args or {}), p.function_call.id
+
+def _response_parts(
+    types: Any, answers: list[_Answer], image: str = "", target: int | None = None
+) -> list[Any]:
+    """``function_response`` parts for ``answers``; answer ``target`` carries ``image``."""
+    parts = []
+    for i, answer in enumerate(answers):
+        response = types.FunctionResponse(id=answer.id, name=answer.name, response=answer.response)
+        if image and i == target:
+            blob = types.FunctionResponseBlob(mime_type="image/png", data=base64.b64decode(image))
+            response.parts = [types.FunctionResponsePart(inline_data=blob)]
+        parts.append(types.Part(function_response=response))
+    return parts
+
+
+def _stripped(types: Any, turn: Any, task: str) -> Any:
+    """``turn`` as history keeps it: its function responses, without their images.
+
+    A turn without any (the first) becomes the ``task``'s text.
+    """
+    parts = [
+        types.Part(
+            function_response=types.FunctionResponse(
+                id=part.function_response.id,
+                name=part.function_response.name,
+                response=part.function_response.response,
             )
-            for p in parts
-            if p.function_call is not None
-        ]
-        return _Reply(content, calls, "\n".join(texts).strip(), note)
+        )
+        for part in turn.parts
+        if part.function_response is not None
+    ]
+    if not parts:  # the first turn; the oldest kept turn becomes the task's text anyway
+        parts = [types.Part(text=f"The task: {task}")]
+    return types.Content(role="user", parts=parts)
+
+
+def _answer(call: GeminiCall, result: dict[str, Any]) -> _Answer:
+    """The response owed to ``call``: ``result``, the page's URL beside a computer-use one's."""
+    if call.name in COMPUTER_FUNCTIONS or call.name in EXCLUDED_FUNCTIONS:
+        response = {"url": PAGE_URL, **result}
+    else:
+        response = result or {"output": "performed"}
+    return _Answer(call.name, call.id, response)
+
+
+def _part(types: Any, piece: MessagePart) -> Any:
+    """A message part as the SDK's ``Part``: a PNG's bytes, or the text."""
+    if piece.png:
+        return types.Part.from_bytes(data=base64.b64decode(piece.png), mime_type="image/png")
+    return types.Part(text=piece.text)
+
+
+def _read_reply(response: Any, cost: StepCost) -> _Reply:
+    """The calls and text of the first candidate; the usage added to ``cost``."""
+    usage = response.usage_metadata
+    if usage is not None:
+        cost.input_tokens += int(usage.prompt_token_count or 0)
+        cost.output_tokens += int(usage.candidates_token_count or 0)
+        cost.reasoning_tokens += int(usage.thoughts_token_count or 0)
+    if not response.candidates:
+        feedback = response.prompt_feedback
+        reason = getattr(feedback, "block_reason", None) if feedback is not None else None
+        note = f"no candidate; block reason {_enum_name(reason)}" if reason else "no candidate"
+        return _Reply(None, [], "", note)
+    candidate = response.candidates[0]
+    finish = _enum_name(candidate.finish_reason)
+    note = f"finish reason {finish}" if finish not in ("", "STOP") else ""
+    content = candidate.content
+    parts = list(content.parts or []) if content is not None else []
+    texts = [p.text for p in parts if p.text and not p.thought]
+    calls = [
+        GeminiCall(p.function_call.name or "", dict(p.function_call.args or {}), p.function_call.id)
+        for p in parts
+        if p.function_call is not None
+    ]
+    return _Reply(content, calls, "\n".join(texts).strip(), note)
+
+
+def _tools(types: Any, native_tool: bool) -> list[Any]:
+    """The request's tools: computer use (or its functions declared plainly), then ours."""
+    custom = [
+        types.FunctionDeclaration(
+            name="speak",
+            description=(
+                "Say the text aloud: the page hears it. Only when the task says to answer aloud."
+            ),
+            parameters=_schema(types, {"text": ("STRING", "the words to say")}),
+        ),
+        types.FunctionDeclaration(
+            name="wait",
+            description=(
+                f"Let up to {MAX_WAIT_S:g} seconds pass, to see or hear more; the page goes on."
+            ),
+            parameters=_schema(types, {"seconds": ("NUMBER", f"0 to {MAX_WAIT_S:g}")}),
+        ),
+        types.FunctionDeclaration(
+            name="done", description="End the task; the page's verdict then stands."
+        ),
+    ]
+    if not native_tool:
+        return [types.Tool(function_declarations=[*_computer_declarations(types), *custom])]
+    return [
+        types.Tool(
+            computer_use=types.ComputerUse(
+                environment=types.Environment.ENVIRONMENT_BROWSER,
+                excluded_predefined_functions=list(EXCLUDED_FUNCTIONS),
+            )
+        ),
+        types.Tool(function_declarations=custom),
+    ]
 
 
 def _needs_confirmation(call: GeminiCall) -> bool:

@@ -13,15 +13,21 @@ Layout of what follows:
 - the mapping of the model's actions onto the benchmark's (:func:`cua_action`,
   :func:`cua_key`, :func:`benchmark_action`);
 - the instructions and the tools of every request;
-- :class:`OpenAIComputerAgent`: one request per step (a second one when the reply is
-  unusable), the calls of a reply run one per env step, and the history kept in one of two
-  ways, ``"server"`` (``previous_response_id``) or the last K exchanges sent again (``store``
-  off, reasoning carried as encrypted content).
+- :class:`OpenAIComputerAgent`, on the step loop of
+  :class:`~dynacu_agents.computer_use.base.ComputerUseAgent`: one request per step (a second
+  one when the reply is unusable), the calls of a reply run one per env step, and the history
+  kept in one of two ways, ``"server"`` (``previous_response_id``) or the last K exchanges
+  sent again (``store`` off, reasoning carried as encrypted content);
+- the input items of a step (the user message, the calls' outputs, the history sent again)
+  and the reading of a response's output.
 
 Every request carries the observation record (the task, the prior actions, transcripts, the
 keyframe list, narration, page elements) beside the screenshot, so the record's channels reach
 this model too. Coordinates are pixels of the image sent (:class:`~dynacu_agents.coords.ImageFit`)
 and are mapped back to screen pixels; a point outside it is a mistake told to the model.
+
+A step's info (:meth:`~dynacu_agents.computer_use.base.ComputerUseAgent.act`) always holds
+``reasoning_tokens``, and its ``reply`` is the output items in a line.
 
 A refused request (HTTP 4xx but 429) raises :class:`~dynacu_agents.llm.ModelRefused`, the
 agent's failure; 429 and 5xx are retried by the SDK, and a server that cannot be reached, or
@@ -32,22 +38,31 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gymnasium.error import DependencyNotInstalled
-
+from dynacu_agents.computer_use.base import (
+    SDK_RETRY_STATUSES,
+    ComputerUseAgent,
+    Plan,
+    StepProgress,
+    check_http_retries,
+    check_max_keyframes,
+    check_model,
+    check_reasoning_effort,
+    given_or_env,
+    http_error,
+    image_fit,
+    import_sdk,
+    sdk_retries,
+    timed,
+)
 from dynacu_agents.coords import CoordSpace, ImageFit
 from dynacu_agents.llm import (
-    INVALID_REPLY,
     MAX_ERROR_CHARS,
-    REASONING_EFFORTS,
     LLMError,
     MessagePart,
-    ModelRefused,
     StepCost,
     add_usage,
     observation_parts,
@@ -81,9 +96,10 @@ IMAGE_DETAIL = "high"  # images in user messages: full resolution, so coordinate
 # The computer tool's wait names no duration. Two seconds is about the pause a person takes for
 # a page to settle; a longer one is the benchmark function's wait, which names its seconds.
 CUA_WAIT_S = 2.0
-SDK_RETRIED = (408, 409, 429)  # the statuses below 500 the SDK retries
+SDK_RETRIED = SDK_RETRY_STATUSES  # the statuses below 500 the SDK retries
 MAX_REPLY_CHARS = 1000  # characters of the reply summary kept in the step's info
 QUEUED = "(queued: the next call of the last reply)"  # the reply of a step that asked nothing
+NO_SDK = 'the OpenAI computer-use agent needs the openai SDK: pip install "dynacu-gym[openai]"'
 UNAVAILABLE = {
     "double_click": "double_click",
     "drag": "drag",
@@ -231,6 +247,25 @@ def benchmark_action(arguments: Any) -> dict[str, Any]:
     )
 
 
+def _call_actions(item: Mapping[str, Any], coords: CoordSpace) -> list[dict[str, Any]]:
+    """The benchmark actions of one call of a reply (a computer call may hold a batch).
+
+    Raises:
+        ActionError: an action that cannot be performed, or a function other than ours.
+    """
+    if item.get("type") == FUNCTION_CALL:
+        if item.get("name") != FUNCTION_NAME:
+            raise ActionError(
+                f"there is no function {item.get('name')!r:.40}; the one function is "
+                f"{FUNCTION_NAME!r}"
+            )
+        return [benchmark_action(item.get("arguments"))]
+    batch = item["actions"] if item.get("actions") is not None else [item.get("action")]
+    if not isinstance(batch, list) or not batch:
+        raise ActionError("a computer call with no action")
+    return [cua_action(action, coords) for action in batch]
+
+
 # ---- the instructions and the tools ---------------------------------------------------------
 
 
@@ -353,12 +388,28 @@ class _Reply:
 
 
 @dataclass
-class _Progress:
-    """How far a step got, for its info (also when a refusal ends it)."""
+class _Step:
+    """One step's exchange with the server, as it goes.
 
-    reply: str = ""
-    retried: bool = False
-    parse_error: str = ""
+    Attributes:
+        record: the observation record of the step.
+        screenshot: base64 PNG of the screen now.
+        answered: how many items of ``turn`` answer the last reply's calls.
+        history: the items sent before the step's own (history K).
+        turn: the step's items: the answers, the message, the outputs, any re-ask.
+        items: the input items of the next request.
+        previous_id: the response it goes on from (history "server").
+        response: the last response, as JSON.
+    """
+
+    record: str
+    screenshot: str
+    answered: int
+    history: list[dict[str, Any]]
+    turn: list[dict[str, Any]]
+    items: list[dict[str, Any]]
+    previous_id: str | None
+    response: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -429,7 +480,8 @@ def _summary(output: list[Any]) -> str:
     return text if len(text) <= MAX_REPLY_CHARS else text[: MAX_REPLY_CHARS - 1] + "\u2026"
 
 
-class OpenAIComputerAgent:
+# Long (~280 lines): 100 document and check its options; the rest serve two kinds of history.
+class OpenAIComputerAgent(ComputerUseAgent):
     """Drives the benchmark through OpenAI's computer-use tool (see the module docstring).
 
     Args:
@@ -462,8 +514,7 @@ class OpenAIComputerAgent:
         ValueError: a missing key, or an argument out of range.
     """
 
-    name = "llm"
-    privileged = False
+    queued_reply = QUEUED
 
     def __init__(
         self,
@@ -481,41 +532,28 @@ class OpenAIComputerAgent:
         reasoning_effort: str | None = None,
         reasoning_summary: str | None = None,
     ) -> None:
-        try:
-            import openai
-        except ImportError as e:
-            raise DependencyNotInstalled(
-                "the OpenAI computer-use agent needs the openai SDK: "
-                'pip install "dynacu-gym[openai]"'
-            ) from e
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"expected a model name, got {model!r}")
+        openai = import_sdk("openai", NO_SDK)
+        check_model(model)
         if isinstance(history, bool) or not (
             history == "server" or (isinstance(history, int) and history >= 0)
         ):
             raise ValueError(
                 f"expected history 'server' or a number of exchanges >= 0, got {history!r}"
             )
-        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
-            raise ValueError(
-                f"expected reasoning_effort in {', '.join(REASONING_EFFORTS)} or None, "
-                f"got {reasoning_effort!r}"
-            )
+        check_reasoning_effort(reasoning_effort)
         if reasoning_summary is not None and reasoning_summary not in REASONING_SUMMARIES:
             raise ValueError(
                 f"expected reasoning_summary in {', '.join(REASONING_SUMMARIES)} or None, "
                 f"got {reasoning_summary!r}"
             )
-        if max_keyframes is not None and max_keyframes < 0:
-            raise ValueError(f"expected max_keyframes >= 0 or None, got {max_keyframes!r}")
+        check_max_keyframes(max_keyframes)
         if not isinstance(max_tokens, int) or max_tokens < 1:
             raise ValueError(f"expected max_tokens >= 1, got {max_tokens!r}")
         if not timeout_s > 0:
             raise ValueError(f"expected timeout_s > 0, got {timeout_s!r}")
-        if http_retries < 0:
-            raise ValueError(f"expected http_retries >= 0, got {http_retries!r}")
-        url = base_url or os.environ.get(BASE_URL_ENV) or None
-        key = api_key or os.environ.get(KEY_ENV) or None
+        check_http_retries(http_retries)
+        url = given_or_env(base_url, BASE_URL_ENV)
+        key = given_or_env(api_key, KEY_ENV)
         if key is None and url is None:
             raise ValueError(
                 f"the OpenAI API needs a key: set {KEY_ENV} or pass api_key (a local server "
@@ -526,18 +564,20 @@ class OpenAIComputerAgent:
                 f"expected image_size as a string such as 'full' or '1024', or an ImageFit, "
                 f"got {type(image_size).__name__}"
             )
-        fit = image_size if isinstance(image_size, ImageFit) else ImageFit.parse(image_size)
-        self.model = model
+        fit = image_fit(image_size)
+        super().__init__(
+            model=model,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            timeout_s=timeout_s,
+            coords=CoordSpace("image", fit),
+            max_keyframes=max_keyframes,
+            http_retries=http_retries,
+            reasoning_effort=reasoning_effort,
+        )
         self.base_url = url
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.timeout_s = timeout_s
         self.fit = fit
-        self.coords = CoordSpace("image", fit)
-        self.max_keyframes = max_keyframes
         self.history = history
-        self.http_retries = http_retries
-        self.reasoning_effort = reasoning_effort
         self.reasoning_summary = reasoning_summary
         self.instructions = instructions(self.coords)
         self.tools = tools(fit)
@@ -545,69 +585,22 @@ class OpenAIComputerAgent:
         self._client = openai.OpenAI(
             api_key=key or NO_KEY, base_url=url, timeout=timeout_s, max_retries=http_retries
         )
-        self.instruction = ""
-        self.total_input_tokens = 0
-        self.total_output_tokens = 0
-        self.total_calls = 0
-        self._clear()
 
-    def _clear(self) -> None:
-        self._queue: list[_Planned] = []  # actions of the last reply still to return
+    def _clear_conversation(self) -> None:
         self._current: _Call | None = None  # the call of the action returned last
         self._pending: list[_Call] = []  # the last reply's calls, to answer
         self._note = ""  # told to the model with the next observation
         self._previous_id: str | None = None  # history "server": the last response
         self._exchanges: list[_Exchange] = []  # history K: the last K steps
 
-    def reset(self, instruction: str) -> None:
-        """Start an episode: a new conversation; the running totals go back to zero."""
-        self.instruction = instruction
-        self.total_input_tokens = 0
-        self.total_output_tokens = 0
-        self.total_calls = 0
-        self._clear()
-
     # ---- a step ------------------------------------------------------------------------------
 
-    def act(self, observation: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The next action: the next of the last reply's calls, or the model's answer.
-
-        Returns:
-            The action dict (screen pixels; ``{"type": "invalid_reply", "raw": summary}``
-            when two replies in a row were unusable) and the step's info: ``calls`` (HTTP
-            requests, retries included; 0 for an action queued from the last reply),
-            ``input_tokens``, ``output_tokens``, ``reasoning_tokens``, ``latency_s``,
-            ``retried`` (the first reply was unusable and the model was asked again),
-            ``reply`` (the output items in a line) and ``parse_error`` (why the last unusable
-            reply was, or "").
-
-        Raises:
-            LLMError: the server could not be reached, retries ran out, or it answered with
-                no response.
-            ModelRefused: the server refused the request (the agent's failure).
-        """
-        if self._queue:
-            planned = self._queue.pop(0)
-            self._finish_current(observation, planned.call)
-            return self._perform(planned, ""), self._info(StepCost(), _Progress(QUEUED))
-        self._finish_current(observation, None)
-        cost = StepCost()
-        progress = _Progress()
-        try:
-            return self._ask(observation, cost, progress)
-        except ModelRefused as e:
-            self._count(cost)
-            e.info = self._info(cost, progress)
-            raise
-
-    def _perform(self, planned: _Planned, narration: str) -> dict[str, Any]:
+    def _take(self, planned: _Planned, observation: dict[str, Any]) -> dict[str, Any]:
         """``planned``'s action, to return now; its call becomes the current one."""
+        self._finish_current(observation, planned.call)
         self._current = planned.call
         planned.call.performed = True
-        action = dict(planned.action)
-        if narration:
-            action["narration"] = narration
-        return action
+        return dict(planned.action)
 
     def _finish_current(self, observation: dict[str, Any], next_call: _Call | None) -> None:
         """Keep the screen after the current call's last action as that call's output.
@@ -621,74 +614,41 @@ class OpenAIComputerAgent:
         if next_call is not None and next_call is not call:
             call.screenshot = png_of(observation["screenshot"], self.fit)
 
-    def _ask(
-        self, observation: dict[str, Any], cost: StepCost, progress: _Progress
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Send the observation, answering the last reply's calls; ask once more if unusable."""
+    def _open_step(self, observation: dict[str, Any]) -> _Step:
+        """The observation, after the answers to the last reply's calls where it goes on."""
+        self._finish_current(observation, None)
         parts = observation_parts(observation, self.fit, self.max_keyframes)
         screenshot = parts[2].png  # the record, the screenshot's label and image, the keyframes
         continues = self._continues()
-        answers, carried = self._answers(self._pending, screenshot) if continues else ([], False)
-        turn = [*answers, self._message(observation, parts, carried)]
-        history = self._history_items()
+        answers, carried = _answers(self._pending, screenshot) if continues else ([], False)
+        turn = [*answers, _message(observation, parts, carried, self._note)]
+        history = _history_items(self._exchanges)  # none with history "server"
         previous = self._previous_id if continues else None
-        response = self._create([*history, *turn], previous, cost)
-        turn += response["output"]
-        reply = self._read(response["output"])
-        if reply.error:
-            progress.retried, progress.parse_error = True, reply.error
-            again, _ = self._answers(reply.calls, screenshot)
-            again.append(_user([_text(self._reask(reply))]))
-            if self.history == "server":
-                response = self._create(again, response["id"], cost)
-            else:
-                response = self._create([*history, *turn, *again], None, cost)
-            turn += [*again, *response["output"]]
-            reply = self._read(response["output"])
-            progress.parse_error = reply.error or progress.parse_error
-        progress.reply = reply.summary
+        items = [*history, *turn]
+        return _Step(parts[0].text, screenshot, len(answers), history, turn, items, previous)
 
-        # The step went through: keep what the next one goes on from.
+    def _add_retry_turn(self, step: _Step, reply: _Reply, plan: Plan) -> None:
+        """Answer the reply's calls and ask again, going on from the response."""
+        again, _ = _answers(reply.calls, step.screenshot)
+        again.append(_user([_text(_reask(reply))]))
         if self.history == "server":
-            self._previous_id = response["id"]
+            step.items, step.previous_id = again, step.response["id"]
+        else:
+            step.items, step.previous_id = [*step.history, *step.turn, *again], None
+        step.turn += again
+
+    def _close_step(self, step: _Step, reply: _Reply, plan: Plan) -> None:
+        """Keep what the next step goes on from, and the note of an unusable reply."""
+        if self.history == "server":
+            self._previous_id = step.response["id"]
         elif self.history:
-            record = parts[0].text
-            items = [_user([_text(record)]), *turn[len(answers) + 1 :]]
-            self._exchanges.append(_Exchange(record, items, reply.summary))
+            items = [_user([_text(step.record)]), *step.turn[step.answered + 1 :]]
+            self._exchanges.append(_Exchange(step.record, items, reply.summary))
             del self._exchanges[: -int(self.history)]
         self._pending = reply.calls
-        self._count(cost)
-        info = self._info(cost, progress)
+        self._note = ""
         if reply.error:
             self._note = f"Nothing of your last reply was performed: {reply.error}"
-            return {"type": INVALID_REPLY, "raw": reply.summary}, info
-        self._note = ""
-        first, *self._queue = reply.planned
-        return self._perform(first, reply.narration), info
-
-    def _message(
-        self, observation: dict[str, Any], parts: list[MessagePart], carried: bool
-    ) -> dict[str, Any]:
-        """The user message of a step.
-
-        The record, any note, the screenshot (unless a computer call's output carries it) and
-        the keyframes.
-        """
-        content = [_text(parts[0].text)]
-        if self._note:
-            content.append(_text(self._note))
-        if carried:
-            elapsed = float(observation.get("elapsed", 0.0))
-            content.append(
-                _text(
-                    "The screenshot in your computer call's output is the screen now "
-                    f"(t = {elapsed:.1f}s)."
-                )
-            )
-        else:
-            content += [_text(parts[1].text), _image(parts[2].png)]
-        content += [_image(p.png) if p.png else _text(p.text) for p in parts[3:]]
-        return _user(content)
 
     def _continues(self) -> bool:
         """Whether the next request goes on from the last one (its calls then need answers)."""
@@ -696,121 +656,16 @@ class OpenAIComputerAgent:
             return self._previous_id is not None
         return bool(self.history) and bool(self._exchanges)
 
-    def _answers(self, calls: list[_Call], screenshot: str) -> tuple[list[dict[str, Any]], bool]:
-        """The outputs of ``calls``, and whether the screen now is among them.
-
-        A computer call answers with the screen after its last action; the one performed last,
-        and any not performed, with ``screenshot`` (the screen now).
-        """
-        out: list[dict[str, Any]] = []
-        carried = False
-        for call in calls:
-            if call.kind == COMPUTER_CALL:
-                png = call.screenshot or screenshot
-                carried = carried or not call.screenshot
-                out.append(
-                    {
-                        "type": "computer_call_output",
-                        "call_id": call.call_id,
-                        "output": {
-                            "type": SCREENSHOT_TYPE,
-                            "image_url": f"data:image/png;base64,{png}",
-                        },
-                        "acknowledged_safety_checks": call.safety_checks,
-                    }
-                )
-            else:
-                out.append(
-                    {
-                        "type": "function_call_output",
-                        "call_id": call.call_id,
-                        "output": "performed" if call.performed else "not performed",
-                    }
-                )
-        return out, carried
-
-    def _history_items(self) -> list[dict[str, Any]]:
-        """History K: the older exchanges as text, the latest one verbatim.
-
-        The latest exchange holds the calls the request answers, and their reasoning.
-        """
-        if self.history == "server" or not self._exchanges:
-            return []
-        items: list[dict[str, Any]] = []
-        for exchange in self._exchanges[:-1]:
-            items.append(_user([_text(exchange.record)]))
-            items.append({"type": "message", "role": "assistant", "content": exchange.summary})
-        return [*items, *self._exchanges[-1].items]
-
-    def _reask(self, reply: _Reply) -> str:
-        if not reply.calls:
-            return (
-                f"{reply.error}. Every turn needs a tool call: a computer action, or the "
-                f"{FUNCTION_NAME} function to speak, wait or end the task (done). Available: "
-                f"{AVAILABLE}."
-            )
-        return (
-            f"Nothing of your last reply was performed: {reply.error}. Available here: "
-            f"{AVAILABLE}. Reply again with one of them."
-        )
-
     # ---- the reply ---------------------------------------------------------------------------
 
-    def _read(self, output: list[Any]) -> _Reply:
-        """The benchmark actions of one response's output, or why there are none."""
-        calls: list[_Call] = []
-        planned: list[_Planned] = []
-        problems: list[str] = []
-        texts: list[str] = []
-        for item in output:
-            if not isinstance(item, Mapping):
-                continue
-            kind = item.get("type")
-            if kind == "message":
-                texts.append(_message_text(item))
-                continue
-            if kind not in (COMPUTER_CALL, FUNCTION_CALL):
-                continue
-            call_id = item.get("call_id")
-            if not isinstance(call_id, str) or not call_id:
-                problems.append(f"a {kind} without a call_id")
-                continue
-            checks = item.get("pending_safety_checks") or []
-            call = _Call(call_id, kind, [dict(c) for c in checks if isinstance(c, Mapping)])
-            calls.append(call)
-            try:
-                for action in self._actions_of(item):
-                    validate_action(action)
-                    planned.append(_Planned(action, call))
-            except ActionError as e:
-                problems.append(f"{_summary([item])}: {e}")
-        summary = _summary(output)
-        if problems:
-            error = "; ".join(problems)
-        elif not calls:
-            error = "the reply has no tool call"
-        else:
-            error = ""
-        narration = to_charset(" ".join(t.strip() for t in texts if t.strip()), MAX_NARRATION)
-        return _Reply(calls, planned, narration, error, summary)
-
-    def _actions_of(self, item: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """The benchmark actions of one call (a computer call may hold a batch).
-
-        Raises:
-            ActionError: an action that cannot be performed, or a function other than ours.
-        """
-        if item.get("type") == FUNCTION_CALL:
-            if item.get("name") != FUNCTION_NAME:
-                raise ActionError(
-                    f"there is no function {item.get('name')!r:.40}; the one function is "
-                    f"{FUNCTION_NAME!r}"
-                )
-            return [benchmark_action(item.get("arguments"))]
-        batch = item["actions"] if item.get("actions") is not None else [item.get("action")]
-        if not isinstance(batch, list) or not batch:
-            raise ActionError("a computer call with no action")
-        return [cua_action(action, self.coords) for action in batch]
+    def _plan(self, reply: _Reply) -> Plan:
+        """The reply's actions, the first with its narration; none when a call is unusable."""
+        if reply.error:
+            return Plan([], reply.calls, reply.error)
+        first, *rest = reply.planned
+        if reply.narration:
+            first = _Planned({**first.action, "narration": reply.narration}, first.call)
+        return Plan([first, *rest], reply.calls)
 
     # ---- the wire ----------------------------------------------------------------------------
 
@@ -843,36 +698,33 @@ class OpenAIComputerAgent:
             body["reasoning"] = reasoning
         return body
 
+    def _send(self, step: _Step, cost: StepCost) -> _Reply:
+        """The step's next response, read; the items it output join the step's turn."""
+        step.response = self._create(step.items, step.previous_id, cost)
+        step.turn += step.response["output"]
+        return _read_reply(step.response["output"], self.coords)
+
     def _create(
         self, items: list[dict[str, Any]], previous_id: str | None, cost: StepCost
     ) -> dict[str, Any]:
         """One response (the SDK retries 429 and 5xx), as JSON; its cost added to ``cost``."""
         openai = self._openai
         where = self.base_url or "the OpenAI API"
-        t = time.monotonic()
         try:
-            raw = self._client.responses.with_raw_response.create(
-                **self.request(items, previous_id)
-            )
+            with timed(cost):
+                raw = self._client.responses.with_raw_response.create(
+                    **self.request(items, previous_id)
+                )
         except openai.APIStatusError as e:
-            cost.latency_s += time.monotonic() - t
-            retried = e.status_code in SDK_RETRIED or e.status_code >= 500
-            cost.calls += 1 + (self.http_retries if retried else 0)
+            cost.calls += 1 + (self.http_retries if sdk_retries(e.status_code) else 0)
             text = f"{where} answered HTTP {e.status_code}: {_error_message(e)}"
-            if 400 <= e.status_code < 500 and e.status_code != 429:
-                raise ModelRefused(
-                    f"the model server refused the request: {text}", e.status_code
-                ) from e
-            raise LLMError(text, status=e.status_code) from e
+            raise http_error(text, e.status_code, retried=SDK_RETRY_STATUSES) from e
         except openai.APIConnectionError as e:
-            cost.latency_s += time.monotonic() - t
             cost.calls += 1 + self.http_retries
             raise LLMError(f"cannot reach the model server at {where}: {e}") from e
         except openai.OpenAIError as e:
-            cost.latency_s += time.monotonic() - t
             cost.calls += 1
             raise LLMError(f"{where}: {type(e).__name__}: {e}") from e
-        cost.latency_s += time.monotonic() - t
         cost.calls += 1 + raw.retries_taken
         try:
             answer = raw.parse(to=dict)
@@ -893,13 +745,8 @@ class OpenAIComputerAgent:
         add_usage(cost, usage if isinstance(usage, dict) else {})
         return answer
 
-    def _count(self, cost: StepCost) -> None:
-        self.total_calls += cost.calls
-        self.total_input_tokens += cost.input_tokens
-        self.total_output_tokens += cost.output_tokens
-
-    @staticmethod
-    def _info(cost: StepCost, progress: _Progress) -> dict[str, Any]:
+    def _info(self, cost: StepCost, progress: StepProgress) -> dict[str, Any]:
+        """A step's info, its reasoning tokens always among them."""
         return {
             "calls": cost.calls,
             "input_tokens": cost.input_tokens,
@@ -910,6 +757,139 @@ class OpenAIComputerAgent:
             "reply": progress.reply,
             "parse_error": progress.parse_error,
         }
+
+    def _refusal_info(self, cost: StepCost, progress: StepProgress) -> dict[str, Any]:
+        """A refusal's info: the step's, as far as it got."""
+        return self._info(cost, progress)
+
+
+# ---- the input items and the output ---------------------------------------------------------
+
+
+def _message(
+    observation: dict[str, Any], parts: list[MessagePart], carried: bool, note: str
+) -> dict[str, Any]:
+    """The user message of a step.
+
+    The record, any note, the screenshot (unless a computer call's output carries it) and
+    the keyframes.
+    """
+    content = [_text(parts[0].text)]
+    if note:
+        content.append(_text(note))
+    if carried:
+        elapsed = float(observation.get("elapsed", 0.0))
+        content.append(
+            _text(
+                "The screenshot in your computer call's output is the screen now "
+                f"(t = {elapsed:.1f}s)."
+            )
+        )
+    else:
+        content += [_text(parts[1].text), _image(parts[2].png)]
+    content += [_image(p.png) if p.png else _text(p.text) for p in parts[3:]]
+    return _user(content)
+
+
+def _answers(calls: list[_Call], screenshot: str) -> tuple[list[dict[str, Any]], bool]:
+    """The outputs of ``calls``, and whether the screen now is among them.
+
+    A computer call answers with the screen after its last action; the one performed last,
+    and any not performed, with ``screenshot`` (the screen now).
+    """
+    out: list[dict[str, Any]] = []
+    carried = False
+    for call in calls:
+        if call.kind == COMPUTER_CALL:
+            png = call.screenshot or screenshot
+            carried = carried or not call.screenshot
+            out.append(
+                {
+                    "type": "computer_call_output",
+                    "call_id": call.call_id,
+                    "output": {
+                        "type": SCREENSHOT_TYPE,
+                        "image_url": f"data:image/png;base64,{png}",
+                    },
+                    "acknowledged_safety_checks": call.safety_checks,
+                }
+            )
+        else:
+            out.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": call.call_id,
+                    "output": "performed" if call.performed else "not performed",
+                }
+            )
+    return out, carried
+
+
+def _history_items(exchanges: list[_Exchange]) -> list[dict[str, Any]]:
+    """History K: the older exchanges as text, the latest one verbatim (none kept: nothing).
+
+    The latest exchange holds the calls the request answers, and their reasoning.
+    """
+    if not exchanges:
+        return []
+    items: list[dict[str, Any]] = []
+    for exchange in exchanges[:-1]:
+        items.append(_user([_text(exchange.record)]))
+        items.append({"type": "message", "role": "assistant", "content": exchange.summary})
+    return [*items, *exchanges[-1].items]
+
+
+def _reask(reply: _Reply) -> str:
+    """The prompt that asks again after an unusable reply, saying what is available."""
+    if not reply.calls:
+        return (
+            f"{reply.error}. Every turn needs a tool call: a computer action, or the "
+            f"{FUNCTION_NAME} function to speak, wait or end the task (done). Available: "
+            f"{AVAILABLE}."
+        )
+    return (
+        f"Nothing of your last reply was performed: {reply.error}. Available here: "
+        f"{AVAILABLE}. Reply again with one of them."
+    )
+
+
+def _read_reply(output: list[Any], coords: CoordSpace) -> _Reply:
+    """The benchmark actions of one response's output, or why there are none."""
+    calls: list[_Call] = []
+    planned: list[_Planned] = []
+    problems: list[str] = []
+    texts: list[str] = []
+    for item in output:
+        if not isinstance(item, Mapping):
+            continue
+        kind = item.get("type")
+        if kind == "message":
+            texts.append(_message_text(item))
+            continue
+        if kind not in (COMPUTER_CALL, FUNCTION_CALL):
+            continue
+        call_id = item.get("call_id")
+        if not isinstance(call_id, str) or not call_id:
+            problems.append(f"a {kind} without a call_id")
+            continue
+        checks = item.get("pending_safety_checks") or []
+        call = _Call(call_id, kind, [dict(c) for c in checks if isinstance(c, Mapping)])
+        calls.append(call)
+        try:
+            for action in _call_actions(item, coords):
+                validate_action(action)
+                planned.append(_Planned(action, call))
+        except ActionError as e:
+            problems.append(f"{_summary([item])}: {e}")
+    summary = _summary(output)
+    if problems:
+        error = "; ".join(problems)
+    elif not calls:
+        error = "the reply has no tool call"
+    else:
+        error = ""
+    narration = to_charset(" ".join(t.strip() for t in texts if t.strip()), MAX_NARRATION)
+    return _Reply(calls, planned, narration, error, summary)
 
 
 def _error_message(error: Any) -> str:
