@@ -40,6 +40,7 @@ import re
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -424,6 +425,107 @@ class Messages:
         return _text_of(answer["content"])
 
 
+def _check_options(
+    *,
+    model: str,
+    api: str,
+    images: bool,
+    max_keyframes: int | None,
+    image_width: int | None,
+    http_retries: int,
+    image_size: str | ImageFit | None,
+    coords: str,
+    max_completion_tokens: bool,
+    reasoning_effort: str | None,
+    history: int,
+) -> None:
+    """Refuse an :class:`LLMAgent` option out of range (``ValueError``), in the order given."""
+    if isinstance(history, bool) or not isinstance(history, int) or history < 0:
+        raise ValueError(f"expected history as a number of steps >= 0, got {history!r}")
+    if api not in APIS:
+        raise ValueError(f"expected api in {APIS}, got {api!r}")
+    if coords not in COORDS:
+        raise ValueError(f"expected coords in {', '.join(COORDS)}, got {coords!r}")
+    if not images and coords != "screen":
+        raise ValueError(
+            f"coords={coords!r} are numbers over the image a model is shown, and with "
+            "images off it is shown none: a text-only model clicks screen pixels (the page "
+            "elements' centres), so leave coords at 'screen'"
+        )
+    if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
+        raise ValueError(
+            f"expected reasoning_effort in {', '.join(REASONING_EFFORTS)} or None, "
+            f"got {reasoning_effort!r}"
+        )
+    if max_completion_tokens and api != "openai":
+        raise ValueError("max_completion_tokens is a field of the openai api only")
+    if image_width is not None and image_size is not None:
+        raise ValueError("give image_width or image_size, not both")
+    if not isinstance(model, str) or not model:
+        raise ValueError(f"expected a model name, got {model!r}")
+    if max_keyframes is not None and max_keyframes < 0:
+        raise ValueError(f"expected max_keyframes >= 0 or None, got {max_keyframes!r}")
+    if image_width is not None and not 1 <= image_width <= SCREEN_WIDTH:
+        raise ValueError(f"expected image_width in 1..{SCREEN_WIDTH} or None, got {image_width!r}")
+    if http_retries < 0:
+        raise ValueError(f"expected http_retries >= 0, got {http_retries!r}")
+
+
+def post_json(
+    url: str,
+    body: bytes,
+    headers: Callable[[], dict[str, str]],
+    timeout_s: float,
+    http_retries: int,
+    cost: StepCost,
+) -> dict[str, Any]:
+    """POST ``body`` to ``url``, retrying 429 and 5xx answers; the answer's JSON object.
+
+    Each attempt's call and wall time are added to ``cost``; ``headers`` is asked anew for each.
+
+    Raises:
+        ModelRefused: a 4xx other than 429 (the request would be refused again).
+        LLMError: no answer, retries spent, or an answer that is not a JSON object.
+    """
+    for attempt in range(http_retries + 1):
+        sent = headers()
+        request = urllib.request.Request(url, data=body, headers=sent, method="POST")
+        t = time.monotonic()
+        cost.calls += 1
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as e:
+            with e:
+                message = _error_message(e.read())
+            cost.latency_s += time.monotonic() - t
+            retry = e.code in RETRY_STATUSES or 500 <= e.code < 600
+            if retry and attempt < http_retries:
+                time.sleep(BACKOFF_S * 2**attempt)
+                continue
+            text = f"{url} answered HTTP {e.code}: {message}"
+            if 400 <= e.code < 500 and e.code not in RETRY_STATUSES:
+                refused = f"the model server refused the request: {text}"
+                raise ModelRefused(refused, e.code) from e
+            raise LLMError(text, status=e.code) from e
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
+            cost.latency_s += time.monotonic() - t
+            reason = getattr(e, "reason", e)
+            raise LLMError(f"cannot reach the model server at {url}: {reason}") from e
+        cost.latency_s += time.monotonic() - t
+        try:
+            answer = json.loads(raw)
+        except ValueError as e:
+            text = raw[:MAX_ERROR_CHARS].decode("utf-8", "replace")
+            raise LLMError(f"{url} answered with something that is not JSON: {text}") from e
+        if not isinstance(answer, dict):
+            raise LLMError(f"{url} answered with JSON that is not an object: {answer!r:.200}")
+        return answer
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+# Long (~235 lines, 40 its documented options): the options, the step (ask, ask once more),
+# the history and the message; the checks and the HTTP transport are functions above.
 class LLMAgent:
     """Asks a chat model for every action (see the module docstring).
 
@@ -492,37 +594,19 @@ class LLMAgent:
         coords = coords or (chosen.default_coords if images else "screen")
         if image_size is None and image_width is None:
             image_size = chosen.default_image_size
-        if isinstance(history, bool) or not isinstance(history, int) or history < 0:
-            raise ValueError(f"expected history as a number of steps >= 0, got {history!r}")
-        if api not in APIS:
-            raise ValueError(f"expected api in {APIS}, got {api!r}")
-        if coords not in COORDS:
-            raise ValueError(f"expected coords in {', '.join(COORDS)}, got {coords!r}")
-        if not images and coords != "screen":
-            raise ValueError(
-                f"coords={coords!r} are numbers over the image a model is shown, and with "
-                "images off it is shown none: a text-only model clicks screen pixels (the page "
-                "elements' centres), so leave coords at 'screen'"
-            )
-        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
-            raise ValueError(
-                f"expected reasoning_effort in {', '.join(REASONING_EFFORTS)} or None, "
-                f"got {reasoning_effort!r}"
-            )
-        if max_completion_tokens and api != "openai":
-            raise ValueError("max_completion_tokens is a field of the openai api only")
-        if image_width is not None and image_size is not None:
-            raise ValueError("give image_width or image_size, not both")
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"expected a model name, got {model!r}")
-        if max_keyframes is not None and max_keyframes < 0:
-            raise ValueError(f"expected max_keyframes >= 0 or None, got {max_keyframes!r}")
-        if image_width is not None and not 1 <= image_width <= SCREEN_WIDTH:
-            raise ValueError(
-                f"expected image_width in 1..{SCREEN_WIDTH} or None, got {image_width!r}"
-            )
-        if http_retries < 0:
-            raise ValueError(f"expected http_retries >= 0, got {http_retries!r}")
+        _check_options(
+            model=model,
+            api=api,
+            images=images,
+            max_keyframes=max_keyframes,
+            image_width=image_width,
+            http_retries=http_retries,
+            image_size=image_size,
+            coords=coords,
+            max_completion_tokens=max_completion_tokens,
+            reasoning_effort=reasoning_effort,
+            history=history,
+        )
         default_url = DEFAULT_BASE_URLS[api]
         url = base_url or os.environ.get(BASE_URL_ENV[api]) or default_url
         key = api_key or os.environ.get(KEY_ENV[api]) or None
@@ -601,6 +685,9 @@ class LLMAgent:
             self._count(cost)
             e.info = cost.info()
             raise
+        except BaseException:
+            self._count(cost)  # a failed step's calls count too, as the other agents'
+            raise
         if self.history:
             self._past = [*self._past, (now, info["reply"])][-self.history :]
         return action, info
@@ -670,42 +757,10 @@ class LLMAgent:
 
     def _post(self, body: bytes, cost: StepCost) -> dict[str, Any]:
         """POST ``body``; retry 429 and 5xx answers; the answer's JSON."""
-        url = self.url
-        for attempt in range(self.http_retries + 1):
-            headers = self.wire.headers(self.api_key)
-            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-            t = time.monotonic()
-            cost.calls += 1
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                    raw = response.read()
-            except urllib.error.HTTPError as e:
-                with e:
-                    message = _error_message(e.read())
-                cost.latency_s += time.monotonic() - t
-                retry = e.code in RETRY_STATUSES or 500 <= e.code < 600
-                if retry and attempt < self.http_retries:
-                    time.sleep(BACKOFF_S * 2**attempt)
-                    continue
-                text = f"{url} answered HTTP {e.code}: {message}"
-                if 400 <= e.code < 500 and e.code not in RETRY_STATUSES:
-                    refused = f"the model server refused the request: {text}"
-                    raise ModelRefused(refused, e.code) from e
-                raise LLMError(text, status=e.code) from e
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
-                cost.latency_s += time.monotonic() - t
-                reason = getattr(e, "reason", e)
-                raise LLMError(f"cannot reach the model server at {url}: {reason}") from e
-            cost.latency_s += time.monotonic() - t
-            try:
-                answer = json.loads(raw)
-            except ValueError as e:
-                text = raw[:MAX_ERROR_CHARS].decode("utf-8", "replace")
-                raise LLMError(f"{url} answered with something that is not JSON: {text}") from e
-            if not isinstance(answer, dict):
-                raise LLMError(f"{url} answered with JSON that is not an object: {answer!r:.200}")
-            return answer
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        return post_json(
+            self.url, body, lambda: self.wire.headers(self.api_key), self.timeout_s,
+            self.http_retries, cost,
+        )  # fmt: skip
 
 
 def _text_of(content: Any) -> str:

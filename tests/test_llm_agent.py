@@ -491,6 +491,7 @@ def test_retries_run_out(server) -> None:
         agent.act(fake_observation())
     assert caught.value.status == 503
     assert len(server.requests) == 2
+    assert agent.total_calls == 2  # the failed step's calls count in the episode's totals
 
 
 def test_a_401_is_a_refusal_with_status_and_message(server) -> None:
