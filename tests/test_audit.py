@@ -549,6 +549,7 @@ def test_a_task_fingerprint_ignores_its_evidence_but_not_its_page(tmp_path, monk
     assert fingerprint(task) == before  # a copy of the same files
     for changed, counts in (
         ("apps/podcast/app.js", False),
+        ("apps/meeting/config-keys.toml", False),  # read by the loader, never by the page
         ("apps/meeting/app.js", True),
         ("dynacu-task.js", True),
     ):

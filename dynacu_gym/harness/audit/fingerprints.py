@@ -12,7 +12,7 @@ from dynacu_gym.harness.audit.judges import TIMELINE_MODE
 from dynacu_gym.harness.runner import EPISODES_FILE, read_lines
 from dynacu_gym.modes import MODE_CHANNELS, MODES
 from dynacu_gym.paths import tasks_root
-from dynacu_gym.tasks import TaskSpec, find_task
+from dynacu_gym.tasks import CONFIG_KEYS_FILE, TaskSpec, find_task
 
 
 def fingerprint(task: TaskSpec) -> str:
@@ -32,7 +32,10 @@ def fingerprint(task: TaskSpec) -> str:
         (shared, [p for p in shared.rglob("*") if p.relative_to(shared).parts[0] != "apps"]),
     ]
     if task.app:
-        parts.append((shared, list((shared / "apps" / task.app).rglob("*"))))
+        # The app's config-keys.toml is read by the loader, never by a page: it changes no
+        # episode, so declaring a key must not make the app's tasks run again.
+        app_files = (shared / "apps" / task.app).rglob("*")
+        parts.append((shared, [p for p in app_files if p.name != CONFIG_KEYS_FILE]))
     for root, paths in parts:
         for path in sorted(p for p in paths if p.is_file()):
             digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
