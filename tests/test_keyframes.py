@@ -26,6 +26,7 @@ from dynacu_gym.perception.keyframes import (
     KeyframeCapture,
     changed_fraction,
     gate_view,
+    passing,
     select_keyframes,
     unseen,
 )
@@ -129,6 +130,65 @@ def test_selection_keeps_distinct_settled_frames_over_transitions():
     # What the agent already sees on screen is worth least.
     kept = select_keyframes(pool, 1, [seen, gate_view(slide_b)], 8.0, INTERVAL)
     assert kept[0].time == 6.0
+
+
+def test_selection_takes_every_settled_page_before_a_fade_caught_half_way():
+    # A shop page as D8's: a large hero slide and a small review card turning on their own.
+    # The hero's fade, caught half-way for one interval, differs from both its neighbours
+    # over the whole hero (25% of the screen), the review pages from each other only where
+    # their text is (0.5%); novelty alone chose the fade and lost a review page.
+    hero, card = (0, 0, 1280, 176), (0, 480, 96, 528)
+
+    def page(hero_fill: int, review: int) -> np.ndarray:
+        frame = _frame(0, hero, hero_fill)
+        frame[card[1] : card[3], card[0] : card[2]] = review
+        return frame
+
+    before = page(200, 60)
+    fade = page(100, 60)
+    pool = [
+        _keyframe(2.0, fade),
+        _keyframe(2.0 + INTERVAL, page(0, 60)),  # the new slide, settled
+        _keyframe(4.0, page(0, 120)),  # review page 2
+        _keyframe(7.0, page(0, 180)),  # review page 3
+    ]
+    now = gate_view(page(0, 240))  # the step's screenshot: review page 4
+    kept = select_keyframes(pool, 3, [gate_view(before), now], until=9.0, interval=INTERVAL)
+    assert [k.time for k in kept] == [2.0 + INTERVAL, 4.0, 7.0]
+    # With room to spare the fade comes too.
+    assert len(select_keyframes(pool, 4, [gate_view(before), now], 9.0, INTERVAL)) == 4
+    # Passing: the fade, between the page before it and the settled slide. A flash shown for
+    # one frame is not: what it showed is gone in the frame after it, outside any change.
+    views = [gate_view(before), gate_view(fade), gate_view(page(0, 60))]
+    assert passing(*views, dwell=INTERVAL, interval=INTERVAL)
+    assert not passing(*views, dwell=3 * INTERVAL, interval=INTERVAL)  # it stayed: settled
+    flash = [gate_view(before), gate_view(page(200, 250)), gate_view(before)]
+    assert not passing(*flash, dwell=INTERVAL, interval=INTERVAL)
+
+    # A card that slides in as it fades (24 px, D8's review cards) moves its edges, which the
+    # pages before and after show alike: still passing, as they lie beside the text that changed.
+    def card_page(x: int, text: int) -> np.ndarray:
+        frame = _frame(0, (x, 400, x + 320, 640), 230)
+        for y in range(424, 624, 40):  # five lines of text, 20 px in from the card's sides
+            frame[y : y + 16, x + 20 : x + 300 : 3] = text
+        return frame
+
+    slide = [card_page(64, 20), card_page(88, 150), card_page(64, 120)]
+    assert passing(*map(gate_view, slide), dwell=INTERVAL, interval=INTERVAL)
+
+
+def test_pool_overflow_drops_a_fade_caught_half_way_first():
+    from dynacu_gym.perception.keyframes import _least_informative
+
+    hero = (0, 0, 1280, 176)
+    pool = [
+        _keyframe(1.0, _frame(0, hero, 200)),
+        _keyframe(2.0, _frame(0, hero, 100)),  # half-way to the next slide
+        _keyframe(2.0 + INTERVAL, _frame(0, hero, 0)),
+        _keyframe(4.0, _frame(0, (0, 480, 96, 528), 90)),  # a small change that stayed
+        _keyframe(6.0, _frame(0, (0, 480, 96, 528), 30)),
+    ]
+    assert _least_informative(pool, INTERVAL, 10) == 1
 
 
 def test_unseen_leaves_out_what_the_agent_saw_and_its_own_input():

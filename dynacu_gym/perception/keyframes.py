@@ -22,14 +22,18 @@ step's screenshot, and any frame no different from the one before it in the agen
 previous step's screenshot first. On a page that does nothing of its own the channel therefore
 stays empty whatever the agent does. :func:`select_keyframes` then keeps at most K.
 
-How K are chosen when more arrived: each keyframe is scored by how much it shows that the
-agent has not seen (its novelty: the smallest changed fraction against the previous step's
-screenshot, this step's screenshot and the keyframes already chosen) times how long it stayed
-on screen (its stability: ``min(1, dwell / (2 / fps))``, so a frame caught mid-transition counts
-half). The best-scoring keyframe is chosen, novelties are updated against it, and so on
-(a weighted farthest-point choice); ties go to the newer frame. The chosen ones are returned
-in time order. When the pool overflows between steps, the keyframe with the lowest
-change-from-its-predecessor times stability is dropped (never the newest).
+How K are chosen when more arrived: each keyframe is scored by how much it shows that the agent
+has not seen (its novelty: the smallest changed fraction against the previous step's screenshot,
+this step's screenshot and the keyframes already chosen) times how long it stayed on screen (its
+stability: ``min(1, dwell / (2 / fps))``, so a frame on screen for one interval counts half). A
+frame caught mid-change, whose successor shows all it showed (a fade or a slide half-way: see
+:func:`passing`) comes after every other frame that shows something new: novelty alone favours
+it, as a blend of two pages differs from both in every cell the change covers, while the settled
+page differs from the page before only where its text does. The best-scoring keyframe is chosen,
+novelties are updated against it, and so on (a weighted farthest-point choice); ties go to the
+newer frame. The chosen ones are returned in time order. When the pool overflows between steps,
+the keyframe with the lowest change-from-its-predecessor times stability, a passing one first,
+is dropped (never the newest).
 """
 
 from __future__ import annotations
@@ -55,6 +59,11 @@ GATE_BLOCK = 4  # a gate-view pixel is the mean of a 4x4 block of screen pixels 
 CELL = 4
 MAX_FPS = 30.0
 CLIP_PENDING_MAX = 8  # frames waiting for the CLIP gate before it is bypassed (fail open)
+# A frame is passing when this share of what changed after it lies within PASSING_REACH cells
+# of the change under way (see :func:`passing`). Measured on D8's shop page, where the hero
+# and the review cards slide 24 px as they fade: 0.90 to 1.00 of the cells within 2.
+PASSING_SHARE = 0.85
+PASSING_REACH = 2
 
 
 def gate_view(frame: np.ndarray) -> np.ndarray:
@@ -90,14 +99,22 @@ def changed_fraction(a: np.ndarray, b: np.ndarray, pixel_delta: int = 10) -> flo
     weigh a new line of text (thin strokes, the facts most tasks hide) at a fraction of its
     area, below the gate, while a cell count sees the line it occupies.
     """
+    cells = changed_cells(a, b, pixel_delta)
+    return float(np.count_nonzero(cells)) / max(cells.size, 1)
+
+
+def changed_cells(a: np.ndarray, b: np.ndarray, pixel_delta: int = 10) -> np.ndarray:
+    """Which cells differ between two gate views: a bool array, one per cell.
+
+    See :func:`changed_fraction`. A view smaller than one cell is counted pixel by pixel.
+    """
     diff = np.maximum(a, b)
     diff -= np.minimum(a, b)
     if diff.ndim == 2:
         diff = diff[:, :, None]
     h, w = (diff.shape[0] // CELL) * CELL, (diff.shape[1] // CELL) * CELL
     if h == 0 or w == 0:
-        moved = (diff > pixel_delta).any(axis=2)
-        return float(np.count_nonzero(moved)) / max(moved.size, 1)
+        return (diff > pixel_delta).any(axis=2)
     channels = diff.shape[2]
     changed = np.ascontiguousarray(diff[:h, :w] > pixel_delta).reshape(h, w * channels)
     # A cell's row is CELL * channels booleans side by side: read four at a time as uint32s,
@@ -106,8 +123,48 @@ def changed_fraction(a: np.ndarray, b: np.ndarray, pixel_delta: int = 10) -> flo
     rows = words[:, :, :, 0].copy()  # OR-ing word by word is ~5x faster than any(axis=3)
     for j in range(1, words.shape[3]):
         rows |= words[:, :, :, j]
-    cells = rows.any(axis=1)
-    return float(np.count_nonzero(cells)) / cells.size
+    return rows.any(axis=1)
+
+
+def passing(
+    before: np.ndarray,
+    view: np.ndarray,
+    after: np.ndarray,
+    dwell: float,
+    interval: float,
+    pixel_delta: int = 10,
+) -> bool:
+    """Whether a frame was caught mid-change, its successor showing all it showed.
+
+    True when the frame stayed at most one capture interval (give or take half) and what
+    changed after it (``view`` to ``after``) lies in or beside the change under way from the
+    frame before it (``before`` to ``after``): a fade or a slide caught half-way, whose end
+    state the next frame holds. Beside: a card that slides in as it fades moves its edges,
+    which ``before`` and ``after`` show alike, a cell or two from the text that changed. A
+    flash that came and went (a toast shown for one frame) is not passing: the cells it
+    changed are as before in ``after``, away from any change.
+    """
+    if dwell > 1.5 * interval:
+        return False
+    later = changed_cells(view, after, pixel_delta)
+    moved = np.count_nonzero(later)
+    if moved == 0:
+        return False  # nothing changed after it: it is the settled frame itself
+    under_way = _grow(changed_cells(before, after, pixel_delta), PASSING_REACH)
+    return bool(np.count_nonzero(later & under_way) >= PASSING_SHARE * moved)
+
+
+def _grow(cells: np.ndarray, reach: int) -> np.ndarray:
+    """The cells within ``reach`` cells (rows, columns or both) of a set one."""
+    grown = cells.copy()
+    for _ in range(reach):
+        step = grown.copy()
+        step[1:] |= grown[:-1]
+        step[:-1] |= grown[1:]
+        step[:, 1:] |= step[:, :-1].copy()
+        step[:, :-1] |= step[:, 1:].copy()
+        grown = step
+    return grown
 
 
 @dataclass(frozen=True)
@@ -395,12 +452,16 @@ def _stability(dwell: float, interval: float) -> float:
 
 def _least_informative(pool: Sequence[Keyframe], interval: float, pixel_delta: int) -> int:
     """Index of the keyframe (never the newest) whose loss costs least."""
-    best, best_score = 0, float("inf")
+    best, best_score = 0, (True, float("inf"))
     for i in range(len(pool) - 1):
         before = (
             changed_fraction(pool[i].view, pool[i - 1].view, pixel_delta) if i else pool[0].change
         )
-        score = before * _stability(pool[i + 1].time - pool[i].time, interval)
+        dwell = pool[i + 1].time - pool[i].time
+        mid_change = i > 0 and passing(
+            pool[i - 1].view, pool[i].view, pool[i + 1].view, dwell, interval, pixel_delta
+        )
+        score = (not mid_change, before * _stability(dwell, interval))
         if score < best_score:
             best, best_score = i, score
     return best
@@ -455,7 +516,8 @@ def select_keyframes(
     Args:
         keyframes: candidates, oldest first, each new to the agent (see :func:`unseen`).
         k: how many to keep.
-        seen: gate views the agent has already seen (the previous and current screenshots).
+        seen: gate views the agent has already seen: the previous step's screenshot first
+            (what came before the first candidate), this step's last (what followed the last).
         until: when the last candidate's dwell ends (the step's screenshot).
         interval: the capture interval, seconds.
         pixel_delta: as for the gate.
@@ -463,7 +525,16 @@ def select_keyframes(
     if len(keyframes) <= k:
         return list(keyframes)
     times = [kf.time for kf in keyframes] + [until]
+    views = [kf.view for kf in keyframes]
     stability = [_stability(times[i + 1] - times[i], interval) for i in range(len(keyframes))]
+    # Frames caught mid-change come after every other frame that shows something new.
+    settled = [True] * len(keyframes)
+    for i in range(len(keyframes)):
+        before = views[i - 1] if i else (seen[0] if seen else None)
+        after = views[i + 1] if i + 1 < len(views) else (seen[-1] if seen else None)
+        if before is not None and after is not None:
+            dwell = times[i + 1] - times[i]
+            settled[i] = not passing(before, views[i], after, dwell, interval, pixel_delta)
     novelty = [
         min((changed_fraction(kf.view, v, pixel_delta) for v in seen), default=1.0)
         for kf in keyframes
@@ -472,7 +543,7 @@ def select_keyframes(
     while len(chosen) < k:
         best = max(
             (i for i in range(len(keyframes)) if i not in chosen),
-            key=lambda i: (novelty[i] * stability[i], i),
+            key=lambda i: (settled[i] and novelty[i] > 0, novelty[i] * stability[i], i),
         )
         chosen.append(best)
         for i in range(len(keyframes)):
