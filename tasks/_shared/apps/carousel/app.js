@@ -55,12 +55,7 @@
   "use strict";
 
   const $ = (id) => document.getElementById(id);
-  function el(tag, cls, text) {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
+  const {el} = DynaCU.ui;
   function hueOf(text) {
     let h = 0;
     for (const ch of String(text)) h = (h * 31 + ch.charCodeAt(0)) % 360;
@@ -186,42 +181,42 @@
     const w = windowAt(s, t);
     if (w) shownIn.add(s.id + "@" + w.t);
     const hue = Number.isFinite(Number(s.hue)) ? Number(s.hue) : hueOf(s.id || s.headline || "");
-    const slide = el("div", "slide" + (s.dark ? " dark" : ""));
+    const slide = el("div", {class: "slide" + (s.dark ? " dark" : "")});
     slide.dataset.name = productOf(s).name;
     slide.style.background = s.dark
       ? `linear-gradient(120deg, hsl(${hue} 40% 18%), hsl(${(hue + 25) % 360} 45% 30%))`
       : `linear-gradient(120deg, hsl(${hue} 60% 92%), hsl(${(hue + 25) % 360} 55% 80%))`;
-    const text = el("div", "slide-text");
-    if (s.eyebrow) text.append(el("div", "slide-eyebrow", s.eyebrow));
-    text.append(el("h2", "slide-headline", s.headline || ""));
-    if (s.sub) text.append(el("p", "slide-sub", s.sub));
+    const text = el("div.slide-text");
+    if (s.eyebrow) text.append(el("div.slide-eyebrow", {text: s.eyebrow}));
+    text.append(el("h2.slide-headline", {text: s.headline || ""}));
+    if (s.sub) text.append(el("p.slide-sub", {text: s.sub}));
     if (s.code) {
-      const coupon = el("div", "coupon");
-      coupon.append(el("span", "coupon-label", s.code_label || "Use code"), el("span", "coupon-code", s.code));
+      const coupon = el("div.coupon");
+      coupon.append(el("span.coupon-label", {text: s.code_label || "Use code"}), el("span.coupon-code", {text: s.code}));
       text.append(coupon);
     }
     if (s.price !== undefined) {
       if (s.rating !== undefined) {
-        const r = el("div", "slide-rating");
-        r.append(el("span", "stars", stars(s.rating)), el("span", "rating-num", Number(s.rating).toFixed(1)),
-          el("span", "reviews", s.reviews ? "(" + s.reviews + " reviews)" : ""));
+        const r = el("div.slide-rating");
+        r.append(el("span.stars", {text: stars(s.rating)}), el("span.rating-num", {text: Number(s.rating).toFixed(1)}),
+          el("span.reviews", {text: s.reviews ? "(" + s.reviews + " reviews)" : ""}));
         text.append(r);
       }
-      const price = el("div", "slide-price");
-      price.append(el("span", "now", money(s.price)));
-      if (s.was) price.append(el("span", "was", money(s.was)));
+      const price = el("div.slide-price");
+      price.append(el("span.now", {text: money(s.price)}));
+      if (s.was) price.append(el("span.was", {text: money(s.was)}));
       text.append(price);
     }
     if (s.add) {
-      const add = el("button", "slide-cta slide-add", s.cta || "Add to bag");
+      const add = el("button.slide-cta.slide-add", {text: s.cta || "Add to bag"});
       add.type = "button";
       add.addEventListener("click", () => addToBag(productOf(s), add));
       text.append(add);
-    } else if (s.cta) text.append(el("span", "slide-cta", s.cta));
-    if (s.fine) text.append(el("div", "slide-fine", s.fine));
-    const pic = el("div", "slide-art");
+    } else if (s.cta) text.append(el("span.slide-cta", {text: s.cta}));
+    if (s.fine) text.append(el("div.slide-fine", {text: s.fine}));
+    const pic = el("div.slide-art");
     pic.innerHTML = art(s.art || "bag", hue);
-    if (s.badge) pic.append(el("span", "slide-badge", s.badge));
+    if (s.badge) pic.append(el("span.slide-badge", {text: s.badge}));
     slide.append(text, pic);
     stage.append(slide);
     $("hero").classList.toggle("dark", Boolean(s.dark));
@@ -234,7 +229,7 @@
     if (!force && key === dotsKey) return;
     dotsKey = key;
     $("dots").replaceChildren(...list.map((i) => {
-      const dot = el("button", "dot" + (i === current ? " on" : ""));
+      const dot = el("button", {class: "dot" + (i === current ? " on" : "")});
       dot.type = "button";
       dot.setAttribute("aria-label", "Slide " + (list.indexOf(i) + 1));
       dot.addEventListener("click", () => go(i));
@@ -300,7 +295,7 @@
     $("shop-name").textContent = shop.name || "Shop";
     $("logo-mark").style.background = `hsl(${Number(shop.hue) || 24} 60% 45%)`;
     $("logo-mark").textContent = (shop.name || "S").trim()[0].toUpperCase();
-    $("nav").replaceChildren(...(shop.nav || []).map((n) => el("span", "nav-item" + (/sale|offers/i.test(n) ? " sale" : ""), n)));
+    $("nav").replaceChildren(...(shop.nav || []).map((n) => el("span", {class: "nav-item" + (/sale|offers/i.test(n) ? " sale" : ""), text: n})));
     $("products-title").textContent = c.products_title || "Trending now";
 
     buildSection();
@@ -319,13 +314,13 @@
     const ticker = c.ticker;
     if (ticker) {
       $("announce").classList.add("ticker");
-      const label = el("span", "ticker-label", ticker.label || "News");
-      const text = el("span", "ticker-text");
+      const label = el("span.ticker-label", {text: ticker.label || "News"});
+      const text = el("span.ticker-text");
       text.id = "announce-text";
       $("announce").replaceChildren(label, text);
     }
     if (c.carousel && c.carousel.label) {
-      $("hero").append(el("span", "hero-label", c.carousel.label));
+      $("hero").append(el("span.hero-label", {text: c.carousel.label}));
       $("hero").classList.add("labelled");
     }
     // With a form or a countdown in the bag panel, the bag's list takes only the rows it needs.
@@ -364,23 +359,23 @@
   }
 
   function tileFor(p, showRating) {
-    const tile = el("div", "tile");
+    const tile = el("div.tile");
     tile.dataset.name = p.name || "";
-    const img = el("div", "tile-img");
+    const img = el("div.tile-img");
     const hue = Number.isFinite(Number(p.hue)) ? Number(p.hue) : hueOf(p.name || "");
     img.style.background = `hsl(${hue} 35% 94%)`;
     img.innerHTML = art(p.art || "bag", hue);
-    if (p.tag) img.append(el("span", "tile-tag", p.tag));
-    const name = el("div", "tile-name", p.name || "");
-    const spec = p.spec ? el("div", "tile-spec", p.spec) : null;
-    const rating = el("div", "tile-rating");
-    rating.append(el("span", "stars", stars(p.rating)));
-    if (showRating && p.rating !== undefined) rating.append(el("span", "rating-num", Number(p.rating).toFixed(1)));
-    rating.append(el("span", "reviews", p.reviews ? "(" + p.reviews + ")" : ""));
-    const price = el("div", "tile-price");
-    price.append(el("span", "now", money(p.price || 0)));
-    if (p.was) price.append(el("span", "was", money(p.was)));
-    const add = el("button", "tile-add", "Add to bag");
+    if (p.tag) img.append(el("span.tile-tag", {text: p.tag}));
+    const name = el("div.tile-name", {text: p.name || ""});
+    const spec = p.spec ? el("div.tile-spec", {text: p.spec}) : null;
+    const rating = el("div.tile-rating");
+    rating.append(el("span.stars", {text: stars(p.rating)}));
+    if (showRating && p.rating !== undefined) rating.append(el("span.rating-num", {text: Number(p.rating).toFixed(1)}));
+    rating.append(el("span.reviews", {text: p.reviews ? "(" + p.reviews + ")" : ""}));
+    const price = el("div.tile-price");
+    price.append(el("span.now", {text: money(p.price || 0)}));
+    if (p.was) price.append(el("span.was", {text: money(p.was)}));
+    const add = el("button.tile-add", {text: "Add to bag"});
     add.type = "button";
     add.addEventListener("click", () => addToBag(productOf(p), add));
     tile.append(...[img, name, spec, rating, price, add].filter(Boolean));
@@ -388,31 +383,31 @@
   }
 
   function reviewFor(r) {
-    const card = el("div", "review");
-    const top = el("div", "review-top");
-    top.append(el("span", "stars", stars(r.stars === undefined ? 5 : r.stars)));
-    if (r.product) top.append(el("span", "review-product", r.product));
-    card.append(top, el("p", "review-quote", "\u201c" + (r.quote || "") + "\u201d"));
-    const who = el("div", "review-who");
-    const avatar = el("span", "review-avatar", (r.author || "?").trim()[0].toUpperCase());
+    const card = el("div.review");
+    const top = el("div.review-top");
+    top.append(el("span.stars", {text: stars(r.stars === undefined ? 5 : r.stars)}));
+    if (r.product) top.append(el("span.review-product", {text: r.product}));
+    card.append(top, el("p.review-quote", {text: "\u201c" + (r.quote || "") + "\u201d"}));
+    const who = el("div.review-who");
+    const avatar = el("span.review-avatar", {text: (r.author || "?").trim()[0].toUpperCase()});
     avatar.style.background = `hsl(${hueOf(r.author || "")} 45% 55%)`;
-    const meta = el("div", "review-meta");
-    meta.append(el("div", "review-author", r.author || ""), el("div", "review-sub", r.meta || "Verified buyer"));
+    const meta = el("div.review-meta");
+    meta.append(el("div.review-author", {text: r.author || ""}), el("div.review-sub", {text: r.meta || "Verified buyer"}));
     who.append(avatar, meta);
     card.append(who);
     return card;
   }
 
   function cardFor(c) {
-    const card = el("div", "card");
+    const card = el("div.card");
     const hue = Number.isFinite(Number(c.hue)) ? Number(c.hue) : hueOf(c.title || "");
     card.style.background = `linear-gradient(120deg, hsl(${hue} 55% 93%), hsl(${(hue + 25) % 360} 50% 84%))`;
-    const text = el("div", "card-text");
-    if (c.eyebrow) text.append(el("div", "card-eyebrow", c.eyebrow));
-    text.append(el("div", "card-title", c.title || ""));
-    if (c.meta) text.append(el("div", "card-meta", c.meta));
-    if (c.sub) text.append(el("div", "card-sub", c.sub));
-    const pic = el("div", "card-art");
+    const text = el("div.card-text");
+    if (c.eyebrow) text.append(el("div.card-eyebrow", {text: c.eyebrow}));
+    text.append(el("div.card-title", {text: c.title || ""}));
+    if (c.meta) text.append(el("div.card-meta", {text: c.meta}));
+    if (c.sub) text.append(el("div.card-sub", {text: c.sub}));
+    const pic = el("div.card-art");
     pic.innerHTML = art(c.art || "calendar", hue);
     card.append(text, pic);
     return card;
@@ -434,15 +429,15 @@
     $("tiles").style.gridTemplateColumns = `repeat(${per}, 1fr)`;
     $("tiles").classList.toggle("reviews", kind === "reviews");
     if (kind !== "tiles") {
-      const nav = el("span", "section-nav");
-      const prev = el("button", "section-arrow prev");
-      const next = el("button", "section-arrow next");
+      const nav = el("span.section-nav");
+      const prev = el("button.section-arrow.prev");
+      const next = el("button.section-arrow.next");
       prev.type = next.type = "button";
       prev.setAttribute("aria-label", "Previous");
       next.setAttribute("aria-label", "Next");
       prev.addEventListener("click", () => turnSection(-1));
       next.addEventListener("click", () => turnSection(1));
-      const dots = el("span", "section-dots");
+      const dots = el("span.section-dots");
       dots.id = "section-dots";
       nav.append(prev, dots, next);
       $("products-link").replaceWith(nav);
@@ -457,7 +452,7 @@
     $("tiles").replaceChildren(...list.map(make));
     const dots = $("section-dots");
     if (dots) {
-      dots.replaceChildren(...Array.from({length: section.pages}, (_, i) => el("span", "sdot" + (i === page ? " on" : ""))));
+      dots.replaceChildren(...Array.from({length: section.pages}, (_, i) => el("span", {class: "sdot" + (i === page ? " on" : "")})));
     }
   }
 
@@ -478,15 +473,15 @@
     const f = ctx.config.form;
     if (!f) return;
     $("promo-form").classList.add("plain");
-    if (f.title) $("promo-form").prepend(el("div", "form-title", f.title));
+    if (f.title) $("promo-form").prepend(el("div.form-title", {text: f.title}));
     $("promo-label").textContent = f.label || "";
     $("promo-input").placeholder = f.placeholder || "";
     $("promo-apply").textContent = f.button || "Send";
     let chosen = null;
     if (f.options) {
-      const row = el("div", "choices");
+      const row = el("div.choices");
       for (const option of f.options) {
-        const b = el("button", "choice", option);
+        const b = el("button.choice", {text: option});
         b.type = "button";
         b.dataset.value = option;
         b.addEventListener("click", () => {
@@ -520,8 +515,8 @@
   function buildDeadline() {
     const d = ctx.config.deadline;
     if (!d) return;
-    const box = el("div", "deadline");
-    box.append(el("span", "deadline-label", d.label || "Your bag is reserved for"), el("span", "deadline-time", ""));
+    const box = el("div.deadline");
+    box.append(el("span.deadline-label", {text: d.label || "Your bag is reserved for"}), el("span.deadline-time", {text: ""}));
     box.id = "deadline";
     $("cart-items").before(box);
     $("cart-items").classList.add("short");
@@ -542,14 +537,14 @@
     const l = ctx.config.live;
     if (!l) return;
     document.body.classList.add("has-live");
-    const box = el("div", "live " + (l.kind === "assistant" ? "assistant" : "video"));
+    const box = el("div", {class: "live " + (l.kind === "assistant" ? "assistant" : "video")});
     box.id = "live";
     const hue = Number.isFinite(Number(l.hue)) ? Number(l.hue) : 210;
     if (l.kind === "assistant") {
-      const orb = el("div", "orb");
+      const orb = el("div.orb");
       orb.style.background = `radial-gradient(circle at 35% 35%, hsl(${hue} 90% 75%), hsl(${(hue + 40) % 360} 70% 45%))`;
-      const meta = el("div", "live-meta");
-      meta.append(el("div", "live-name", l.name || "Shop assistant"), el("div", "live-state", ""), el("div", "live-title", l.title || ""));
+      const meta = el("div.live-meta");
+      meta.append(el("div.live-name", {text: l.name || "Shop assistant"}), el("div.live-state", {text: ""}), el("div.live-title", {text: l.title || ""}));
       box.append(orb, meta);
     } else {
       box.style.background = `linear-gradient(160deg, hsl(${hue} 30% 78%), hsl(${(hue + 30) % 360} 35% 55%))`;
@@ -561,10 +556,10 @@
         <path d="M116 84 C114 46 186 44 184 84 C180 64 160 58 150 58 C138 58 120 64 116 84 Z" fill="#4a3426"/>
         <circle cx="138" cy="86" r="3.4" fill="#2b2b2b"/><circle cx="162" cy="86" r="3.4" fill="#2b2b2b"/>
         <ellipse class="mouth" cx="150" cy="108" rx="9" ry="2.5" fill="#8c3b33"/></svg>`;
-      const badge = el("span", "live-badge", "LIVE");
-      const viewers = el("span", "live-viewers", l.viewers ? l.viewers + " watching" : "");
-      const caption = el("div", "live-caption");
-      caption.append(el("div", "live-name", l.name || ""), el("div", "live-title", l.title || ""));
+      const badge = el("span.live-badge", {text: "LIVE"});
+      const viewers = el("span.live-viewers", {text: l.viewers ? l.viewers + " watching" : ""});
+      const caption = el("div.live-caption");
+      caption.append(el("div.live-name", {text: l.name || ""}), el("div.live-title", {text: l.title || ""}));
       box.append(badge, viewers, caption);
     }
     document.querySelector(".main").append(box);
@@ -595,18 +590,18 @@
     const items = $("cart-items");
     const shown = cart.slice(0, 3);
     items.replaceChildren(...shown.map((x) => {
-      const row = el("div", "cart-item");
-      const pic = el("div", "cart-pic");
+      const row = el("div.cart-item");
+      const pic = el("div.cart-pic");
       const hue = Number.isFinite(Number(x.hue)) ? Number(x.hue) : hueOf(x.name || "");
       pic.style.background = `hsl(${hue} 35% 94%)`;
       pic.innerHTML = art(x.art || "bag", hue);
-      const meta = el("div", "cart-meta");
-      meta.append(el("div", "cart-name", x.name), el("div", "cart-variant", [x.variant, "Qty " + x.qty].filter(Boolean).join("  \u00b7  ")));
-      row.append(pic, meta, el("div", "cart-price", money(x.price * x.qty)));
+      const meta = el("div.cart-meta");
+      meta.append(el("div.cart-name", {text: x.name}), el("div.cart-variant", {text: [x.variant, "Qty " + x.qty].filter(Boolean).join("  \u00b7  ")}));
+      row.append(pic, meta, el("div.cart-price", {text: money(x.price * x.qty)}));
       return row;
     }));
-    if (cart.length > 3) items.append(el("div", "cart-more", "+ " + (cart.length - 3) + " more"));
-    if (!cart.length && items.classList.contains("fit")) items.append(el("div", "cart-empty", "Your bag is empty"));
+    if (cart.length > 3) items.append(el("div.cart-more", {text: "+ " + (cart.length - 3) + " more"}));
+    if (!cart.length && items.classList.contains("fit")) items.append(el("div.cart-empty", {text: "Your bag is empty"}));
     const subtotal = cart.reduce((n, x) => n + x.price * x.qty, 0);
     const ship = Number((ctx.config.cart || {}).shipping) || 0;
     $("subtotal").textContent = money(subtotal);

@@ -72,12 +72,7 @@
   "use strict";
 
   const $ = (id) => document.getElementById(id);
-  function el(tag, cls, text) {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
+  const {el, initials} = DynaCU.ui;
   const LINE_COLORS = ["#4f8cff", "#f2a33a", "#3fbf8a", "#d46ad8"];
   const MAX_LOG_LINES = 9;
 
@@ -212,8 +207,8 @@
     pendingLogs = pendingLogs.filter((l) => l.t > now);
     const box = $("logs");
     for (const l of due) {
-      const row = el("div", "log " + l.level.toLowerCase());
-      row.append(el("span", "log-time", clockText(l.t, true)), el("span", "log-level", l.level), el("span", "log-text", l.text));
+      const row = el("div", {class: "log " + l.level.toLowerCase()});
+      row.append(el("span.log-time", {text: clockText(l.t, true)}), el("span.log-level", {text: l.level}), el("span.log-text", {text: l.text}));
       box.append(row);
     }
     while (box.children.length > MAX_LOG_LINES) box.firstChild.remove();
@@ -229,12 +224,12 @@
   function buildCards() {
     const box = $("cards");
     for (const m of metrics) {
-      const card = el("div", "card");
+      const card = el("div.card");
       card.id = "card-" + m.id;
-      const head = el("div", "card-label", m.label);
-      const val = el("div", "card-value");
-      val.append(el("span", "num"), el("span", "unit", m.unit));
-      const foot = el("div", "card-foot");
+      const head = el("div.card-label", {text: m.label});
+      const val = el("div.card-value");
+      val.append(el("span.num"), el("span.unit", {text: m.unit}));
+      const foot = el("div.card-foot");
       const spark = document.createElementNS("http://www.w3.org/2000/svg", "svg");
       spark.setAttribute("class", "spark");
       spark.setAttribute("viewBox", "0 0 160 28");
@@ -245,7 +240,7 @@
       const limits = [];
       if (m.crit !== undefined && m.show_crit) limits.push("crit \u2265 " + fmtValue(m, m.crit));
       else if (m.warn !== undefined) limits.push("warn \u2265 " + fmtValue(m, m.warn));
-      foot.append(el("span", "card-limit", limits.join("")));
+      foot.append(el("span.card-limit", {text: limits.join("")}));
       card.append(head, val, foot);
       box.append(card);
     }
@@ -304,7 +299,7 @@
       if (!box.dataset.key) {
         box.dataset.key = "muted";
         $("alert-count").textContent = "muted";
-        box.replaceChildren(el("div", "alerts-empty", alertCfg.muted_text || "Notifications are muted for this service."));
+        box.replaceChildren(el("div.alerts-empty", {text: alertCfg.muted_text || "Notifications are muted for this service."}));
       }
       return;
     }
@@ -314,15 +309,15 @@
     box.dataset.key = key;
     const firing = alerts.filter((a) => a.until === null).length;
     $("alert-count").textContent = firing ? firing + " firing" : "none firing";
-    if (!recent.length) { box.replaceChildren(el("div", "alerts-empty", "All rules OK")); return; }
+    if (!recent.length) { box.replaceChildren(el("div.alerts-empty", {text: "All rules OK"})); return; }
     box.replaceChildren(...recent.map((a) => {
-      const row = el("div", "alert " + (a.until === null ? "firing" : "resolved") + (a.severity === "warning" ? " warning" : ""));
-      row.append(el("span", "alert-dot"));
-      const meta = el("div", "alert-meta");
-      meta.append(el("div", "alert-text", a.text));
-      if (a.source) meta.append(el("div", "alert-source", a.source));
+      const row = el("div", {class: "alert " + (a.until === null ? "firing" : "resolved") + (a.severity === "warning" ? " warning" : "")});
+      row.append(el("span.alert-dot"));
+      const meta = el("div.alert-meta");
+      meta.append(el("div.alert-text", {text: a.text}));
+      if (a.source) meta.append(el("div.alert-source", {text: a.source}));
       const when = a.until === null ? "Firing since " + clockText(a.since) : "Resolved at " + clockText(a.until) + " \u00b7 lasted " + (a.until - a.since) + " s";
-      meta.append(el("div", "alert-when", when));
+      meta.append(el("div.alert-when", {text: when}));
       row.append(meta);
       return row;
     }));
@@ -330,21 +325,21 @@
 
   // ---- triage: scripted alerts with Ack / Page ------------------------------------------------
   function triageRow(a) {
-    const row = el("div", "incident " + (a.severity === "critical" ? "critical" : "warning"));
+    const row = el("div", {class: "incident " + (a.severity === "critical" ? "critical" : "warning")});
     row.dataset.alert = a.id;
-    const top = el("div", "inc-top");
-    top.append(el("span", "inc-sev", a.severity === "critical" ? "CRITICAL" : "WARNING"), el("span", "inc-id", a.id));
-    if (a.env) top.append(el("span", "inc-env " + String(a.env).toLowerCase(), a.env));
-    top.append(el("span", "inc-when", clockText(Math.floor(a.t))));
-    const text = el("div", "inc-text", a.text);
-    const foot = el("div", "inc-foot");
-    foot.append(el("span", "inc-source", a.source || ""));
-    const ack = el("button", "inc-btn ack", "Ack");
+    const top = el("div.inc-top");
+    top.append(el("span.inc-sev", {text: a.severity === "critical" ? "CRITICAL" : "WARNING"}), el("span.inc-id", {text: a.id}));
+    if (a.env) top.append(el("span", {class: "inc-env " + String(a.env).toLowerCase(), text: a.env}));
+    top.append(el("span.inc-when", {text: clockText(Math.floor(a.t))}));
+    const text = el("div.inc-text", {text: a.text});
+    const foot = el("div.inc-foot");
+    foot.append(el("span.inc-source", {text: a.source || ""}));
+    const ack = el("button.inc-btn.ack", {text: "Ack"});
     ack.type = "button";
     ack.addEventListener("click", () => act(a.id, "ack"));
     foot.append(ack);
     if (alertCfg.page_label) {
-      const page = el("button", "inc-btn page", alertCfg.page_label);
+      const page = el("button.inc-btn.page", {text: alertCfg.page_label});
       page.type = "button";
       page.addEventListener("click", () => act(a.id, "page"));
       foot.append(page);
@@ -394,7 +389,7 @@
       $("alert-count").textContent = firing ? firing + " open" : "none open";
       const empty = box.querySelector(".alerts-empty");
       if (open.length && empty) empty.remove();
-      if (!open.length && !empty) box.append(el("div", "alerts-empty", "No open alerts"));
+      if (!open.length && !empty) box.append(el("div.alerts-empty", {text: "No open alerts"}));
     }
     if (now >= triageEnd() && Array.from(triage.values()).every((x) => !x.need || x.done) &&
         scripted.every((a) => a.seen)) ctx.succeed();
@@ -494,16 +489,16 @@
     $("r-service").value = ctx.config.service || "";
     const box = $("report-fields");
     for (const f of fields) {
-      const label = el("label", "r-label");
+      const label = el("label.r-label");
       label.append(document.createTextNode(f.label || "Value"));
-      const wrap = el("div", "r-wrap");
-      const input = el("input", "r-input");
+      const wrap = el("div.r-wrap");
+      const input = el("input.r-input");
       input.type = "text";
       input.dataset.field = f.field;
       input.placeholder = f.placeholder || "";
       input.spellcheck = false;
       wrap.append(input);
-      if (f.unit) wrap.append(el("span", "r-unit", f.unit));
+      if (f.unit) wrap.append(el("span.r-unit", {text: f.unit}));
       label.append(wrap);
       box.append(label);
     }
@@ -546,20 +541,20 @@
     $("report").hidden = true;
     const panel = $("control");
     panel.hidden = false;
-    const head = el("div", "panel-head");
-    head.append(el("span", "panel-title", title));
-    if (subtitle) head.append(el("span", "panel-sub", subtitle));
-    const body = el("div", "control-body");
+    const head = el("div.panel-head");
+    head.append(el("span.panel-title", {text: title}));
+    if (subtitle) head.append(el("span.panel-sub", {text: subtitle}));
+    const body = el("div.control-body");
     panel.replaceChildren(head, body);
     return body;
   }
   function buildRunbook(r) {
     const body = controlPanel(r.title || "Runbook", r.subtitle || "");
     for (const a of r.actions || []) {
-      const item = el("div", "rb-item");
-      const meta = el("div", "rb-meta");
-      meta.append(el("div", "rb-label", a.label), el("div", "rb-detail", a.detail || ""));
-      const btn = el("button", "rb-run", a.button || "Run");
+      const item = el("div.rb-item");
+      const meta = el("div.rb-meta");
+      meta.append(el("div.rb-label", {text: a.label}), el("div.rb-detail", {text: a.detail || ""}));
+      const btn = el("button.rb-run", {text: a.button || "Run"});
       btn.type = "button";
       btn.dataset.action = a.label;
       btn.addEventListener("click", () => judge(r.field, a.label, r.failure || "wrong_action", () => {
@@ -573,19 +568,19 @@
   }
   function buildScale(sc) {
     const body = controlPanel(sc.title || "Scaling", sc.subtitle || "Autoscaling off");
-    const rows = el("div", "sc-rows");
-    const kv = (k, v) => { const row = el("div", "sc-row"); row.append(el("span", "sc-k", k), el("span", "sc-v", v)); return row; };
+    const rows = el("div.sc-rows");
+    const kv = (k, v) => { const row = el("div.sc-row"); row.append(el("span.sc-k", {text: k}), el("span.sc-v", {text: v})); return row; };
     rows.append(kv("Deployment", sc.service || ctx.config.service || ""), kv("Running replicas", String(sc.running ?? "")));
     if (sc.note) rows.append(kv("Instance type", sc.note));
-    const label = el("label", "r-label", sc.label || "Desired replicas");
-    const input = el("input", "r-input sc-input");
+    const label = el("label.r-label", {text: sc.label || "Desired replicas"});
+    const input = el("input.r-input.sc-input");
     input.type = "text"; input.id = "scale-input"; input.spellcheck = false;
     input.value = String(sc.running ?? "");
     label.append(input);
-    const btn = el("button", "r-submit", sc.submit || "Apply");
+    const btn = el("button.r-submit", {text: sc.submit || "Apply"});
     btn.type = "button"; btn.id = "scale-apply";
-    const msg = el("span", "r-msg");
-    const actions = el("div", "r-actions");
+    const msg = el("span.r-msg");
+    const actions = el("div.r-actions");
     actions.append(btn, msg);
     btn.addEventListener("click", () => {
       if (!input.value.trim()) { msg.textContent = "Enter a replica count"; return; }
@@ -597,20 +592,20 @@
   }
   function buildFleet(fl) {
     const body = controlPanel(fl.title || "Fleet", (fl.items || []).length + " units");
-    const filter = el("input", "r-input fl-filter");
+    const filter = el("input.r-input.fl-filter");
     filter.type = "text"; filter.id = "fleet-filter"; filter.spellcheck = false;
     filter.placeholder = fl.filter || "Filter by id";
-    const table = el("div", "fl-table");
-    const head = el("div", "fl-row fl-head");
-    for (const c of ["ID"].concat(fl.columns || [])) head.append(el("span", "fl-cell", c));
-    head.append(el("span", "fl-cell"));
-    const list = el("div", "fl-list");
+    const table = el("div.fl-table");
+    const head = el("div.fl-row.fl-head");
+    for (const c of ["ID"].concat(fl.columns || [])) head.append(el("span.fl-cell", {text: c}));
+    head.append(el("span.fl-cell"));
+    const list = el("div.fl-list");
     const rows = (fl.items || []).map((item) => {
-      const row = el("div", "fl-row");
+      const row = el("div.fl-row");
       row.dataset.id = item.id;
-      row.append(el("span", "fl-cell fl-id", item.id));
-      for (const c of item.cells || []) row.append(el("span", "fl-cell", c));
-      const btn = el("button", "fl-btn", fl.button || "Act");
+      row.append(el("span.fl-cell.fl-id", {text: item.id}));
+      for (const c of item.cells || []) row.append(el("span.fl-cell", {text: c}));
+      const btn = el("button.fl-btn", {text: fl.button || "Act"});
       btn.type = "button";
       btn.addEventListener("click", () => judge(fl.field, item.id, fl.failure || "wrong_target", () => {
         list.querySelectorAll("button").forEach((b) => { b.disabled = true; });
@@ -648,12 +643,11 @@
   function buildBridge(b) {
     const box = $("bridge");
     box.hidden = false;
-    box.replaceChildren(el("span", "br-title", b.title || "On-call bridge"));
+    box.replaceChildren(el("span.br-title", {text: b.title || "On-call bridge"}));
     for (const p of b.people || []) {
-      const who = el("span", "br-person");
+      const who = el("span.br-person");
       who.dataset.speaker = p.speaker || "";
-      const initials = String(p.name || "?").split(/\s+/).map((w) => w[0]).join("").slice(0, 2).toUpperCase();
-      who.append(el("span", "br-avatar", initials), el("span", "br-name", p.name || ""));
+      who.append(el("span.br-avatar", {text: initials(p.name)}), el("span.br-name", {text: p.name || ""}));
       box.append(who);
     }
   }
@@ -723,8 +717,8 @@
       const ids = chartCfg.metrics || (metrics[0] ? [metrics[0].id] : []);
       $("chart-title").textContent = chartCfg.title || ids.map((id) => (metrics.find((m) => m.id === id) || {label: id}).label).join(", ");
       $("legend").replaceChildren(...ids.map((id, n) => {
-        const item = el("span", "legend-item");
-        const sw = el("span", "swatch");
+        const item = el("span.legend-item");
+        const sw = el("span.swatch");
         sw.style.background = LINE_COLORS[n % LINE_COLORS.length];
         const m = metrics.find((q) => q.id === id) || {label: id, unit: ""};
         item.append(sw, document.createTextNode(m.label + (m.unit ? " (" + m.unit + ")" : "")));

@@ -80,6 +80,8 @@
  */
 (function () {
   "use strict";
+  const {el, initials} = DynaCU.ui;
+  const fmt = (s) => DynaCU.ui.clock(s, {pad: true});  // a call's length
 
   const ICON = {
     doc: '<svg viewBox="0 0 28 36" aria-hidden="true"><path d="M0 3a3 3 0 0 1 3-3h15l10 10v23a3 3 0 0 1-3 3H3a3 3 0 0 1-3-3z" fill="#4285f4"/><path d="M18 0v7a3 3 0 0 0 3 3h7z" fill="#a1c2fa"/><rect x="6" y="16" width="16" height="2.2" rx="1" fill="#fff"/><rect x="6" y="21" width="16" height="2.2" rx="1" fill="#fff"/><rect x="6" y="26" width="11" height="2.2" rx="1" fill="#fff"/></svg>',
@@ -107,20 +109,6 @@
 
   ICON.close = '<svg viewBox="0 0 24 24"><path d="m6 6 12 12M18 6 6 18" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/></svg>';
 
-  function el(spec, props, children) {
-    const [tag, ...classes] = spec.split(".");
-    const node = document.createElement(tag || "div");
-    if (classes.length) node.className = classes.join(" ");
-    for (const [key, value] of Object.entries(props || {})) {
-      if (value === undefined || value === null || value === false) continue;
-      if (key === "text") node.textContent = value;
-      else if (key === "html") node.innerHTML = value;
-      else if (key === "style") node.style.cssText = value;
-      else node.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children || []) if (child) node.append(child);
-    return node;
-  }
   const icon = (name, cls) => el("span.ic" + (cls ? "." + cls : ""), {html: ICON[name]});
 
   const state = {
@@ -166,7 +154,7 @@
   function build(ctx) {
     const cfg = ctx.config;
     state.me = Object.assign({id: "me", name: "You", initials: "ME", color: "#1a73e8"}, cfg.me || {});
-    for (const p of cfg.people || []) state.people[p.id] = Object.assign({initials: p.name.split(" ").map((w) => w[0]).join("").slice(0, 2)}, p);
+    for (const p of cfg.people || []) state.people[p.id] = Object.assign({initials: initials(p.name)}, p);
     document.title = (cfg.doc_title || "Untitled document") + " - " + (cfg.product || "Docs");
     const app = document.getElementById("app");
     app.append(buildTopBar(cfg), buildToolbar(), el("div.dx-body", {}, [buildCanvas(cfg, ctx), buildCall(cfg)]));
@@ -390,11 +378,6 @@
     ]);
     t.style.setProperty("--who", p.color);
     return t;
-  }
-
-  function fmt(s) {
-    s = Math.max(0, Math.floor(s));
-    return String(Math.floor(s / 60)).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0");
   }
 
   // ---- the margin: comments and suggestions -------------------------------------------------

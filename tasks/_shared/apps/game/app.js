@@ -139,21 +139,8 @@
  */
 (function () {
   "use strict";
-
-  function el(spec, props, children) {
-    const [tag, ...classes] = spec.split(".");
-    const node = document.createElement(tag || "div");
-    if (classes.length) node.className = classes.join(" ");
-    for (const [key, value] of Object.entries(props || {})) {
-      if (value === undefined || value === null || value === false) continue;
-      if (key === "text") node.textContent = value;
-      else if (key === "html") node.innerHTML = value;
-      else if (key === "style") node.style.cssText = value;
-      else node.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children || []) if (child) node.append(child);
-    return node;
-  }
+  const {el} = DynaCU.ui;
+  const fmt = (s) => DynaCU.ui.clock(s, {up: true});  // a countdown
 
   const num = (v, d) => (typeof v === "number" && isFinite(v) ? v : d);
   const range = (v, d) => (Array.isArray(v) && v.length === 2 ? v : d);
@@ -249,11 +236,6 @@
   function hearts() {
     const max = num(S.cfg.lives, 0);
     return "\u2665".repeat(Math.max(0, S.lives)) + "\u2661".repeat(Math.max(0, max - S.lives));
-  }
-
-  function fmt(s) {
-    s = Math.max(0, Math.ceil(s));
-    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
   }
 
   function roundLength() {

@@ -60,22 +60,8 @@
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
-
-  /** Create an element; props: class, text, attrs, style. Content is always set as text. */
-  function el(tag, props, ...children) {
-    const node = document.createElement(tag);
-    const p = props || {};
-    if (p.class) node.className = p.class;
-    if (p.text !== undefined && p.text !== null) node.textContent = String(p.text);
-    for (const [k, v] of Object.entries(p.attrs || {})) node.setAttribute(k, v);
-    for (const [k, v] of Object.entries(p.style || {})) node.style.setProperty(k, v);
-    for (const c of children) if (c) node.append(c);
-    return node;
-  }
-
-  function initials(name) {
-    return String(name || "?").split(/\s+/).filter(Boolean).map((w) => w[0].toUpperCase()).slice(0, 2).join("");
-  }
+  const {el, initials, barChart} = DynaCU.ui;
+  const clock = (s) => DynaCU.ui.clock(s, {pad: true});
 
   const COLORS = ["#5b6b8c", "#8c5b7a", "#4f7d6a", "#8a6d3b", "#5d5f9e"];
   const SKINS = ["#f1c7a5", "#a8704a", "#d9a07a", "#7a4a2a", "#e8b896"];
@@ -106,27 +92,9 @@
     return svg;
   }
 
-  function clock(s) {
-    s = Math.max(0, Math.floor(s));
-    return String(Math.floor(s / 60)).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0");
-  }
-
   // ---- shared-screen renderers: each builds the presented window's content from a line ------
   function renderChart(line) {
-    const bars = line.bars || [];
-    const max = Math.max(1, ...bars.map((b) => Number(b.value) || 0));
-    const plot = el("div", {class: "chart-plot"});
-    for (let g = 4; g >= 0; g--) plot.append(el("div", {class: "grid-line", style: {bottom: (g * 25) + "%"}}));
-    const cols = el("div", {class: "chart-cols"});
-    bars.forEach((b) => {
-      const h = Math.round((Number(b.value) || 0) / max * 100);
-      cols.append(el("div", {class: "chart-col"},
-        el("div", {class: "bar-wrap"},
-          line.values === false ? null : el("span", {class: "bar-val", text: b.value}),
-          el("div", {class: "bar", style: {height: h + "%"}})),
-        el("span", {class: "bar-label", text: b.label})));
-    });
-    plot.append(cols);
+    const plot = barChart(line.bars || [], {grid: 0, values: line.values});
     return el("div", {class: "sheet chart"},
       el("h3", {text: line.title || ""}),
       line.subtitle ? el("p", {class: "sheet-sub", text: line.subtitle}) : null,

@@ -72,20 +72,9 @@
 (function () {
   "use strict";
 
-  // ---- small DOM helpers ------------------------------------------------------------------
-  /** Create an element; props: class, text, html (own static markup only), attrs, on. */
-  function el(tag, props, ...children) {
-    const node = document.createElement(tag);
-    const p = props || {};
-    if (p.class) node.className = p.class;
-    if (p.text !== undefined) node.textContent = p.text;
-    if (p.html !== undefined) node.innerHTML = p.html;
-    for (const [k, v] of Object.entries(p.attrs || {})) node.setAttribute(k, v);
-    for (const [k, v] of Object.entries(p.on || {})) node.addEventListener(k, v);
-    for (const c of children) if (c) node.append(c);
-    return node;
-  }
+  const {el, initials, barChart} = DynaCU.ui;
 
+  // ---- icons ------------------------------------------------------------------------------
   const ICON_PATHS = {
     mic: '<path d="M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.9V21h2v-3.1a7 7 0 0 0 6-6.9z"/>',
     micOff: '<path d="M19 11h-1.7c0 .7-.2 1.4-.4 2l1.2 1.2c.6-.9.9-2 .9-3.2zm-4 .2V5a3 3 0 0 0-6-.2zM4.3 3 3 4.3l6 6V11a3 3 0 0 0 4.3 2.7l1.6 1.6A5 5 0 0 1 7 11H5a7 7 0 0 0 6 6.9V21h2v-3.1c1-.1 1.9-.5 2.7-1L19.7 21 21 19.7z"/>',
@@ -105,14 +94,7 @@
     lock: '<path d="M18 8h-1V6a5 5 0 0 0-10 0v2H6a2 2 0 0 0-2 2v10a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V10a2 2 0 0 0-2-2zm-6 9a2 2 0 1 1 0-4 2 2 0 0 1 0 4zm3.1-9H8.9V6a3.1 3.1 0 0 1 6.2 0z"/>',
     pin: '<path d="M16 9V4h1V2H7v2h1v5c0 1.7-1.3 3-3 3v2h6v7l1 1 1-1v-7h6v-2c-1.7 0-3-1.3-3-3z"/>',
   };
-
-  function icon(name, size = 24) {
-    return `<svg viewBox="0 0 24 24" width="${size}" height="${size}" fill="currentColor" aria-hidden="true">${ICON_PATHS[name]}</svg>`;
-  }
-
-  function initials(name) {
-    return String(name || "?").split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0].toUpperCase()).join("");
-  }
+  const icon = DynaCU.ui.icons(ICON_PATHS);
 
   const AVATAR_COLORS = ["#1a73e8", "#e8710a", "#188038", "#a142f4", "#d93025", "#12b5cb", "#c5221f", "#5f6368"];
   const SKINS = ["#f1c7a5", "#d9a07a", "#a8704a", "#7a4a2a", "#e8b896"];
@@ -281,24 +263,7 @@
   }
 
   function renderChart(spec) {
-    const bars = spec.bars || [];
-    const max = spec.max || Math.max(1, ...bars.map((b) => Number(b.value) || 0));
-    const plot = el("div", {class: "chart-plot"});
-    for (let g = 4; g >= 1; g--) {
-      const line = el("div", {class: "grid-line"});
-      line.style.bottom = (g * 25) + "%";
-      plot.append(line);
-    }
-    const cols = el("div", {class: "chart-cols"});
-    bars.forEach((b) => {
-      const bar = el("div", {class: "bar" + (b.tone ? " tone-" + b.tone : "")});
-      bar.style.height = Math.round((Number(b.value) || 0) / max * 100) + "%";
-      const label = b.text !== undefined ? String(b.text) : String(b.value);
-      cols.append(el("div", {class: "chart-col"},
-        el("div", {class: "bar-wrap"}, spec.values === false ? null : el("span", {class: "bar-val", text: label}), bar),
-        el("span", {class: "bar-label", text: String(b.label || "")})));
-    });
-    plot.append(cols);
+    const plot = barChart(spec.bars || [], {max: spec.max, values: spec.values, tone: true});
     return el("div", {class: "slide-chart"}, spec.unit ? el("div", {class: "chart-unit", text: spec.unit}) : null, plot);
   }
 

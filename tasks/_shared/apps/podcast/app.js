@@ -58,20 +58,9 @@
 (function () {
   "use strict";
 
-  // ---- small DOM helpers ------------------------------------------------------------------
-  /** Create an element; props: class, text, attrs (object), on (object of listeners). */
-  function el(tag, props, ...children) {
-    const node = document.createElement(tag);
-    const p = props || {};
-    if (p.class) node.className = p.class;
-    if (p.text !== undefined) node.textContent = p.text;
-    if (p.html !== undefined) node.innerHTML = p.html;  // only ever our own static icon markup
-    for (const [k, v] of Object.entries(p.attrs || {})) node.setAttribute(k, v);
-    for (const [k, v] of Object.entries(p.on || {})) node.addEventListener(k, v);
-    for (const c of children) if (c) node.append(c);
-    return node;
-  }
+  const {el, clock, Track} = DynaCU.ui;
 
+  // ---- icons ------------------------------------------------------------------------------
   const ICON_PATHS = {
     play: '<path d="M8 5.5v13a1 1 0 0 0 1.5.86l10.2-6.5a1 1 0 0 0 0-1.72L9.5 4.64A1 1 0 0 0 8 5.5z"/>',
     pause: '<rect x="6" y="5" width="4" height="14" rx="1"/><rect x="14" y="5" width="4" height="14" rx="1"/>',
@@ -96,10 +85,7 @@
     clock: '<path d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 18a8 8 0 1 1 0-16 8 8 0 0 1 0 16zm.5-13H11v6l5.2 3.2.8-1.3-4.5-2.7z"/>',
     people: '<path d="M16 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6zm-8 0a3 3 0 1 0 0-6 3 3 0 0 0 0 6zm0 2c-2.3 0-7 1.2-7 3.5V19h14v-2.5C15 14.2 10.3 13 8 13zm8 0h-1c1.2.9 2 2 2 3.5V19h6v-2.5c0-2.3-4.7-3.5-7-3.5z"/>',
   };
-
-  function icon(name, size = 24) {
-    return `<svg viewBox="0 0 24 24" width="${size}" height="${size}" fill="currentColor" aria-hidden="true">${ICON_PATHS[name]}</svg>`;
-  }
+  const icon = DynaCU.ui.icons(ICON_PATHS);
 
   /** A skip button's icon: the circular arrow with the seconds in it. */
   function skipIcon(dir, seconds) {
@@ -112,13 +98,6 @@
     if (node.dataset.html === html) return;
     node.dataset.html = html;
     node.innerHTML = html;
-  }
-
-  function clock(seconds) {
-    const s = Math.max(0, Math.floor(seconds + 1e-6));
-    const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
-    const mm = h ? String(m).padStart(2, "0") : String(m);
-    return (h ? h + ":" : "") + mm + ":" + String(r).padStart(2, "0");
   }
 
   // ---- artwork ----------------------------------------------------------------------------
@@ -172,71 +151,6 @@
   }
 
   // ---- the episode clock and its audio ----------------------------------------------------
-  /**
-   * The position in the episode, which runs only while playing, and the clips scheduled on it.
-   * clips: [{index, at, duration}] with `at` in episode seconds.
-   */
-  class Track {
-    constructor(ctx, clips, length, live) {
-      this.ctx = ctx;
-      this.clips = clips;
-      this.length = length;
-      this.live = Boolean(live);
-      this.pos = 0;          // position when last anchored (seconds)
-      this.anchor = 0;       // ctx.now() at that moment
-      this.playing = false;
-    }
-
-    position() {
-      if (this.live) return Math.min(this.ctx.now(), this.length);
-      const p = this.playing ? this.pos + (this.ctx.now() - this.anchor) : this.pos;
-      return Math.min(p, this.length);
-    }
-
-    /** Start of the clip playing at p, or p itself between clips. */
-    lineStart(p) {
-      const clip = this.clips.find((c) => c.at < p && p < c.at + c.duration);
-      return clip ? clip.at : p;
-    }
-
-    play() {
-      if (this.playing) return;
-      if (this.live) this.pos = this.position();  // back at the live edge
-      else if (this.pos >= this.length - 0.05) this.pos = 0;  // at the end: play from the start
-      this.anchor = this.ctx.now();
-      this.playing = true;
-      for (const c of this.clips) {
-        let src = null;
-        if (c.at >= this.pos - 1e-3) src = this.ctx.playClip(c.index, c.at - this.pos);
-        else if (this.live && c.at + c.duration > this.pos + 0.05) src = this.ctx.playClip(c.index, 0, this.pos - c.at);
-        // The runtime resumes its AudioContext only when it autoplays; do it here.
-        if (src && src.context.state === "suspended") src.context.resume();
-      }
-    }
-
-    pause() {
-      if (!this.playing) return;
-      this.pos = this.live ? this.position() : this.lineStart(this.position());
-      this.playing = false;
-      this.ctx.stopAudio();
-    }
-
-    seek(p) {
-      if (this.live) return;
-      const wasPlaying = this.playing;
-      if (wasPlaying) { this.playing = false; this.ctx.stopAudio(); }
-      this.pos = this.lineStart(Math.max(0, Math.min(p, this.length)));
-      if (wasPlaying) this.play();
-    }
-
-    /** Called on every tick: stop at the end of the episode. */
-    update() {
-      if (this.playing && this.position() >= this.length) {
-        this.playing = false;
-        this.pos = this.length;
-      }
-    }
-  }
 
   // ---- the app ----------------------------------------------------------------------------
   const ui = {};

@@ -55,15 +55,9 @@
  */
 (function () {
   "use strict";
+  const {el} = DynaCU.ui;
 
   const state = {ctx: null, page: null, decided: false};
-
-  function el(tag, cls, text) {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
 
   function pageById(id) {
     const page = (state.ctx.config.pages || []).find((p) => p.id === id);
@@ -81,9 +75,9 @@
   // The bar above the footer where a choice waits for its confirmation (a table's pick, a form
   // with submit.confirm, a final page with goal.confirm): one stray click decides nothing.
   function confirmBar(label, onConfirm) {
-    const bar = el("div", "st-confirm-bar");
-    const said = el("span", "st-confirm-text", "");
-    const button = el("button", "st-button st-confirm", label);
+    const bar = el("div.st-confirm-bar");
+    const said = el("span.st-confirm-text", {text: ""});
+    const button = el("button.st-button.st-confirm", {text: label});
     bar.append(said, button);
     button.addEventListener("click", async () => {
       if (!state.decided && await onConfirm() !== false) button.disabled = true;
@@ -123,7 +117,7 @@
     return {
       /** The button of row `tr`, whose graded value is `value`. */
       button(tr, value) {
-        const button = el("button", "st-button small", label);
+        const button = el("button.st-button.small", {text: label});
         button.dataset.value = value;
         button.addEventListener("click", () => choose(tr, button));
         return button;
@@ -135,14 +129,14 @@
 
   function header(cfg) {
     const site = cfg.site || {};
-    const bar = el("header", "st-header");
-    const brand = el("div", "st-brand");
-    brand.append(el("span", "st-logo", (site.name || "S").trim().charAt(0)), el("span", "st-name", site.name || ""));
-    if (site.tagline) brand.append(el("span", "st-tagline", site.tagline));
-    const nav = el("nav", "st-nav");
+    const bar = el("header.st-header");
+    const brand = el("div.st-brand");
+    brand.append(el("span.st-logo", {text: (site.name || "S").trim().charAt(0)}), el("span.st-name", {text: site.name || ""}));
+    if (site.tagline) brand.append(el("span.st-tagline", {text: site.tagline}));
+    const nav = el("nav.st-nav");
     for (const item of cfg.nav || []) {
       const spec = typeof item === "string" ? {label: item} : item;
-      const link = el("a", "st-navlink", spec.label);
+      const link = el("a.st-navlink", {text: spec.label});
       link.href = "#";
       if (spec.to) { link.dataset.to = spec.to; link.dataset.title = pageById(spec.to).title; }
       link.addEventListener("click", (e) => { e.preventDefault(); if (spec.to) open(spec.to); });
@@ -155,41 +149,41 @@
   // ---- blocks --------------------------------------------------------------------------------
 
   const BLOCKS = {
-    heading(b) { return el(b.level === 3 ? "h3" : "h2", "st-h", b.text); },
+    heading(b) { return el(b.level === 3 ? "h3" : "h2", {class: "st-h", text: b.text}); },
     text(b) {
-      const box = el("div", "st-text");
-      for (const para of String(b.text || "").split(/\n\s*\n/)) box.append(el("p", "", para.trim()));
+      const box = el("div.st-text");
+      for (const para of String(b.text || "").split(/\n\s*\n/)) box.append(el("p", {text: para.trim()}));
       return box;
     },
     list(b) {
-      const list = el(b.ordered ? "ol" : "ul", "st-list");
-      for (const item of b.items || []) list.append(el("li", "", item));
+      const list = el(b.ordered ? "ol" : "ul", {class: "st-list"});
+      for (const item of b.items || []) list.append(el("li", {text: item}));
       return list;
     },
     card(b) {
-      const card = el("section", "st-card");
-      if (b.title) card.append(el("h3", "st-card-title", b.title));
-      for (const line of b.lines || []) card.append(el("p", "st-card-line", line));
+      const card = el("section.st-card");
+      if (b.title) card.append(el("h3.st-card-title", {text: b.title}));
+      for (const line of b.lines || []) card.append(el("p.st-card-line", {text: line}));
       return card;
     },
-    notice(b) { return el("div", "st-notice tone-" + (b.tone || "info"), b.text); },
+    notice(b) { return el("div", {class: "st-notice tone-" + (b.tone || "info"), text: b.text}); },
     table(b) {
-      const wrap = el("div", "st-table-wrap");
-      const table = el("table", "st-table");
-      if (b.caption) table.append(el("caption", "", b.caption));
+      const wrap = el("div.st-table-wrap");
+      const table = el("table.st-table");
+      if (b.caption) table.append(el("caption", {text: b.caption}));
       const numeric = new Set(b.numeric || []);
       const head = el("tr");
-      (b.columns || []).forEach((c, i) => head.append(el("th", numeric.has(i) ? "num" : "", c)));
-      if (b.pick) head.append(el("th", "", ""));
+      (b.columns || []).forEach((c, i) => head.append(el("th", {class: numeric.has(i) ? "num" : "", text: c})));
+      if (b.pick) head.append(el("th", {text: ""}));
       const thead = el("thead");
       thead.append(head);
       const tbody = el("tbody");
       const pick = b.pick ? pickRows(b.pick, tbody) : null;
       for (const row of b.rows || []) {
         const tr = el("tr");
-        row.forEach((cell, i) => tr.append(el("td", numeric.has(i) ? "num" : "", cell)));
+        row.forEach((cell, i) => tr.append(el("td", {class: numeric.has(i) ? "num" : "", text: cell})));
         if (pick) {
-          const td = el("td", "pick");
+          const td = el("td.pick");
           td.append(pick.button(tr, String(row[b.pick.column || 0])));
           tr.append(td);
         }
@@ -200,17 +194,17 @@
       return wrap;
     },
     links(b) {
-      const box = el("section", "st-links");
-      if (b.title) box.append(el("h3", "st-card-title", b.title));
-      const list = el("ul", "");
+      const box = el("section.st-links");
+      if (b.title) box.append(el("h3.st-card-title", {text: b.title}));
+      const list = el("ul");
       for (const item of b.items || []) {
-        const li = el("li", "");
-        const link = el("a", "st-link", item.label);
+        const li = el("li");
+        const link = el("a.st-link", {text: item.label});
         link.href = "#";
         if (item.to) { link.dataset.to = item.to; link.dataset.title = pageById(item.to).title; }
         link.addEventListener("click", (e) => { e.preventDefault(); if (item.to) open(item.to); });
         li.append(link);
-        if (item.text) li.append(el("span", "st-link-text", item.text));
+        if (item.text) li.append(el("span.st-link-text", {text: item.text}));
         list.append(li);
       }
       box.append(list);
@@ -227,49 +221,49 @@
   }
 
   function form(b) {
-    const box = el("form", "st-form");
+    const box = el("form.st-form");
     box.noValidate = true;
-    if (b.title) box.append(el("h3", "st-card-title", b.title));
+    if (b.title) box.append(el("h3.st-card-title", {text: b.title}));
     const controls = [];
     for (const f of b.fields || []) {
-      const row = el("div", "st-field" + (f.type === "checkbox" ? " check" : ""));
+      const row = el("div", {class: "st-field" + (f.type === "checkbox" ? " check" : "")});
       const id = "f-" + f.name;
       let control, value;
       if (f.type === "select") {
-        control = el("select", "st-input");
+        control = el("select.st-input");
         control.id = id;
         for (const option of ["", ...(f.options || [])]) {
-          const o = el("option", "", option || "Choose\u2026");
+          const o = el("option", {text: option || "Choose\u2026"});
           o.value = option;
           control.append(o);
         }
         control.value = f.value || "";
         value = () => control.value;
       } else if (f.type === "radio") {
-        control = el("div", "st-radios");
+        control = el("div.st-radios");
         control.id = id;
         for (const option of f.options || []) {
-          const label = el("label", "st-radio");
+          const label = el("label.st-radio");
           const input = el("input");
           input.type = "radio";
           input.name = f.name;
           input.value = option;
           input.checked = f.value === option;
-          label.append(input, el("span", "", option));
+          label.append(input, el("span", {text: option}));
           control.append(label);
         }
         value = () => (control.querySelector("input:checked") || {value: ""}).value;
       } else if (f.type === "checks") {
-        control = el("div", "st-checks");
+        control = el("div.st-checks");
         control.id = id;
         const ticked = new Set(f.value || []);
         for (const option of f.options || []) {
-          const label = el("label", "st-check");
+          const label = el("label.st-check");
           const input = el("input");
           input.type = "checkbox";
           input.dataset.label = option;
           input.checked = ticked.has(option);
-          label.append(input, el("span", "", option));
+          label.append(input, el("span", {text: option}));
           control.append(label);
         }
         value = () => Array.from(control.querySelectorAll("input:checked")).map((i) => i.dataset.label).join("; ");
@@ -280,13 +274,13 @@
         control.checked = Boolean(f.value);
         value = () => (control.checked ? "checked" : "unchecked");
       } else if (f.type === "textarea") {
-        control = el("textarea", "st-input");
+        control = el("textarea.st-input");
         control.id = id;
         control.rows = 3;
         control.value = f.value || "";
         value = () => control.value;
       } else {
-        control = el("input", "st-input");
+        control = el("input.st-input");
         control.id = id;
         control.type = f.type || "text";
         control.value = f.value || "";
@@ -294,18 +288,18 @@
       }
       control.name = f.name;
       if (f.placeholder) control.placeholder = f.placeholder;
-      const label = el("label", "st-label", f.label + (f.required ? " *" : ""));
+      const label = el("label.st-label", {text: f.label + (f.required ? " *" : "")});
       label.htmlFor = id;
       if (f.type === "checkbox") row.append(control, label);
       else row.append(label, control);
-      if (f.hint) row.append(el("div", "st-hint", f.hint));
+      if (f.hint) row.append(el("div.st-hint", {text: f.hint}));
       box.append(row);
       controls.push({spec: f, control, value, row});
     }
     const submit = b.submit || {};
-    const button = el("button", "st-button", submit.label || "Submit");
+    const button = el("button.st-button", {text: submit.label || "Submit"});
     button.type = "submit";
-    const message = el("div", "st-form-msg");
+    const message = el("div.st-form-msg");
     box.append(button, message);
     const send = async () => {
       state.decided = true;
@@ -375,14 +369,14 @@
   }
 
   function answerBox(b) {
-    const box = el("section", "st-card st-answer");
-    box.append(el("h3", "st-card-title", b.title || "Your answer"));
-    const label = el("label", "st-label", b.label || "Answer");
-    const input = el("input", "st-input");
+    const box = el("section.st-card.st-answer");
+    box.append(el("h3.st-card-title", {text: b.title || "Your answer"}));
+    const label = el("label.st-label", {text: b.label || "Answer"});
+    const input = el("input.st-input");
     input.id = "answer-" + b.field;
     label.htmlFor = input.id;
     if (b.placeholder) input.placeholder = b.placeholder;
-    const button = el("button", "st-button", b.button || "Submit");
+    const button = el("button.st-button", {text: b.button || "Submit"});
     button.id = "submit-" + b.field;
     const send = async () => {
       if (!input.value.trim()) return;
@@ -407,9 +401,9 @@
     main.replaceChildren();
     document.querySelectorAll(".st-confirm-bar").forEach((bar) => bar.remove());
     const crumbs = page.crumbs || [];
-    if (crumbs.length) main.append(el("div", "st-crumbs", crumbs.join("  \u203a  ")));
-    main.append(el("h1", "st-title", page.title));
-    if (page.intro) main.append(el("p", "st-intro", page.intro));
+    if (crumbs.length) main.append(el("div.st-crumbs", {text: crumbs.join("  \u203a  ")}));
+    main.append(el("h1.st-title", {text: page.title}));
+    if (page.intro) main.append(el("p.st-intro", {text: page.intro}));
     for (const b of page.blocks || []) main.append(block(b));
     main.scrollTop = 0;
     state.page = id;
@@ -431,17 +425,17 @@
     document.title = (cfg.site && cfg.site.name) || "Site";
     const root = document.getElementById("app");
     root.style.setProperty("--brand", (cfg.site && cfg.site.color) || "#1f5fbf");
-    const body = el("div", "st-body");
-    const main = el("main", "st-page");
+    const body = el("div.st-body");
+    const main = el("main.st-page");
     main.id = "st-page";
     body.append(main);
     if ((cfg.aside || []).length) {
-      const aside = el("aside", "st-aside");
+      const aside = el("aside.st-aside");
       for (const b of cfg.aside) aside.append(block(b));
       body.append(aside);
     }
     root.append(header(cfg), body);
-    if (cfg.footer) root.append(el("footer", "st-footer", cfg.footer));
+    if (cfg.footer) root.append(el("footer.st-footer", {text: cfg.footer}));
     open(cfg.pages[0].id);
   }
 

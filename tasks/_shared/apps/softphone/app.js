@@ -78,20 +78,10 @@
 (function () {
   "use strict";
 
-  // ---- small DOM helpers ------------------------------------------------------------------
-  /** Create an element; props: class, text, html (own static markup only), attrs, on. */
-  function el(tag, props, ...children) {
-    const node = document.createElement(tag);
-    const p = props || {};
-    if (p.class) node.className = p.class;
-    if (p.text !== undefined) node.textContent = p.text;
-    if (p.html !== undefined) node.innerHTML = p.html;
-    for (const [k, v] of Object.entries(p.attrs || {})) node.setAttribute(k, v);
-    for (const [k, v] of Object.entries(p.on || {})) node.addEventListener(k, v);
-    for (const c of children) if (c) node.append(c);
-    return node;
-  }
+  const {el, clock, Track} = DynaCU.ui;
+  const initials = (name) => DynaCU.ui.initials(name, "#");  // a number has no initials
 
+  // ---- icons ------------------------------------------------------------------------------
   const ICON_PATHS = {
     phone: '<path d="M6.6 10.8a15.1 15.1 0 0 0 6.6 6.6l2.2-2.2a1 1 0 0 1 1-.24 11.4 11.4 0 0 0 3.6.57 1 1 0 0 1 1 1V20a1 1 0 0 1-1 1A17 17 0 0 1 3 4a1 1 0 0 1 1-1h3.5a1 1 0 0 1 1 1c0 1.25.2 2.45.57 3.57a1 1 0 0 1-.25 1z"/>',
     hangup: '<path d="M12 9c-1.6 0-3.1.3-4.6.7v3.1c0 .4-.2.8-.6.9-1 .5-1.9 1.1-2.6 1.8a1 1 0 0 1-1.4 0L.3 13a1 1 0 0 1 0-1.4A16.9 16.9 0 0 1 12 7c4.6 0 8.7 1.8 11.7 4.6a1 1 0 0 1 0 1.4l-2.5 2.5a1 1 0 0 1-1.4 0 11 11 0 0 0-2.6-1.8 1 1 0 0 1-.6-.9V9.7C15.1 9.3 13.6 9 12 9z"/>',
@@ -111,10 +101,7 @@
     mic: '<path d="M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5.3-3a5.3 5.3 0 0 1-10.6 0H5a7 7 0 0 0 6 6.9V21h2v-3.1a7 7 0 0 0 6-6.9z"/>',
     send: '<path d="M3.4 20.4 21 12 3.4 3.6 3.4 10l12.6 2-12.6 2z"/>',
   };
-
-  function icon(name, size = 24) {
-    return `<svg viewBox="0 0 24 24" width="${size}" height="${size}" fill="currentColor" aria-hidden="true">${ICON_PATHS[name]}</svg>`;
-  }
+  const icon = DynaCU.ui.icons(ICON_PATHS);
 
   /** Set a button's icon only when it changes, so a click in progress keeps its target. */
   function setIcon(node, name, size) {
@@ -126,16 +113,6 @@
   /** Set text only when it changes. */
   function setText(node, text) {
     if (node.textContent !== text) node.textContent = text;
-  }
-
-  function clock(seconds) {
-    const s = Math.max(0, Math.floor(seconds + 1e-6));
-    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
-  }
-
-  function initials(name) {
-    const words = String(name || "").split(/\s+/).filter((w) => /^[A-Za-z]/.test(w));
-    return words.slice(0, 2).map((w) => w[0].toUpperCase()).join("") || "#";
   }
 
   /** US numbers as you type: 555-0123, (212) 555-01, (212) 555-0123, +1 (212) 555-0123. */
@@ -154,68 +131,6 @@
   const AVATAR_COLORS = ["#0b57d0", "#b3261e", "#146c2e", "#7d5260", "#8c4a00", "#006a6a"];
 
   // ---- the voicemail clock and its audio ----------------------------------------------------
-  /**
-   * The position in a recording, which runs only while playing, and the clips scheduled on it.
-   * clips: [{index, at, duration}] with `at` in recording seconds.
-   */
-  class Track {
-    constructor(ctx, clips, length) {
-      this.ctx = ctx;
-      this.clips = clips;
-      this.length = length;
-      this.pos = 0;
-      this.anchor = 0;
-      this.playing = false;
-      this.started = false;  // played at least once
-    }
-
-    position() {
-      const p = this.playing ? this.pos + (this.ctx.now() - this.anchor) : this.pos;
-      return Math.min(p, this.length);
-    }
-
-    /** Start of the clip playing at p, or p itself between clips. */
-    lineStart(p) {
-      const clip = this.clips.find((c) => c.at < p && p < c.at + c.duration);
-      return clip ? clip.at : p;
-    }
-
-    play() {
-      if (this.playing) return;
-      if (this.pos >= this.length - 0.05) this.pos = 0;
-      this.anchor = this.ctx.now();
-      this.playing = true;
-      this.started = true;
-      for (const c of this.clips) {
-        if (c.at >= this.pos - 1e-3) {
-          const src = this.ctx.playClip(c.index, c.at - this.pos);
-          // The runtime resumes its AudioContext only when it autoplays; do it here.
-          if (src.context.state === "suspended") src.context.resume();
-        }
-      }
-    }
-
-    pause() {
-      if (!this.playing) return;
-      this.pos = this.lineStart(this.position());
-      this.playing = false;
-      this.ctx.stopAudio();
-    }
-
-    seek(p) {
-      const wasPlaying = this.playing;
-      if (wasPlaying) { this.playing = false; this.ctx.stopAudio(); }
-      this.pos = this.lineStart(Math.max(0, Math.min(p, this.length)));
-      if (wasPlaying) this.play();
-    }
-
-    update() {
-      if (this.playing && this.position() >= this.length) {
-        this.playing = false;
-        this.pos = this.length;
-      }
-    }
-  }
 
   // ---- the app ------------------------------------------------------------------------------
   const ui = {};

@@ -74,22 +74,7 @@
   "use strict";
 
   const $ = (id) => document.getElementById(id);
-  function el(tag, cls, text) {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-  function fmtTime(seconds) {
-    const s = Math.max(0, Math.floor(seconds));
-    const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
-    const mm = h ? String(m).padStart(2, "0") : String(m);
-    return (h ? h + ":" : "") + mm + ":" + String(sec).padStart(2, "0");
-  }
-  function initials(name) {
-    const words = String(name || "?").replace(/[^A-Za-z0-9 ]/g, " ").split(/\s+/).filter(Boolean);
-    return (words.slice(0, 2).map((w) => w[0]).join("") || "?").toUpperCase();
-  }
+  const {el, initials, clock: timeText} = DynaCU.ui;
   function hueOf(text) {
     let h = 0;
     for (const ch of String(text)) h = (h * 31 + ch.charCodeAt(0)) % 360;
@@ -201,19 +186,19 @@
     let body = screen.querySelector(".term-body");
     if (lastScene !== "terminal" || !body) {
       screen.replaceChildren();
-      const win = el("div", "term");
-      const bar = el("div", "term-bar");
-      bar.append(el("span", "dot r"), el("span", "dot y"), el("span", "dot g"), el("span", "term-title", cfg.terminal_title || "bash"));
-      body = el("div", "term-body");
+      const win = el("div.term");
+      const bar = el("div.term-bar");
+      bar.append(el("span.dot.r"), el("span.dot.y"), el("span.dot.g"), el("span.term-title", {text: cfg.terminal_title || "bash"}));
+      body = el("div.term-body");
       body.style.fontSize = (Number(cfg.font_px) || 16) + "px";
       win.append(bar, body);
       screen.append(win);
     }
     body.replaceChildren(...lines.map((line) => {
-      const row = el("div", "term-line");
+      const row = el("div.term-line");
       if (line.kind === "cmd") {
-        row.append(el("span", "term-prompt", line.prompt), document.createTextNode(" " + line.text));
-        if (line.cursor) row.append(el("span", "term-cursor"));
+        row.append(el("span.term-prompt", {text: line.prompt}), document.createTextNode(" " + line.text));
+        if (line.cursor) row.append(el("span.term-cursor"));
       } else {
         if (COLORS.includes(line.color)) row.classList.add("c-" + line.color);
         row.textContent = line.text || "\u00a0";
@@ -226,36 +211,36 @@
     const key = "slide:" + slide.t;
     if (lastScene === key) return;
     screen.replaceChildren();
-    const box = el("div", "slide " + (slide.style === "title" ? "slide-title-card" : "slide-content") + (slide.code ? " has-code" : ""));
-    box.append(el("div", "slide-accent"));
-    box.append(el("h2", "slide-heading", slide.title));
-    if (slide.note) box.append(el("div", "slide-note", slide.note));
+    const box = el("div", {class: "slide " + (slide.style === "title" ? "slide-title-card" : "slide-content") + (slide.code ? " has-code" : "")});
+    box.append(el("div.slide-accent"));
+    box.append(el("h2.slide-heading", {text: slide.title}));
+    if (slide.note) box.append(el("div.slide-note", {text: slide.note}));
     if (slide.bullets.length) {
-      const ul = el("ul", "slide-bullets");
-      for (const b of slide.bullets) ul.append(el("li", "", b));
+      const ul = el("ul.slide-bullets");
+      for (const b of slide.bullets) ul.append(el("li", {text: b}));
       box.append(ul);
     }
-    if (slide.code) box.append(el("pre", "slide-code", slide.code));
+    if (slide.code) box.append(el("pre.slide-code", {text: slide.code}));
     if (slide.chart.length) box.append(renderChart(slide.chart, slide.chartUnit));
-    box.append(el("div", "slide-footer", cfg.channel || ""));
+    box.append(el("div.slide-footer", {text: cfg.channel || ""}));
     screen.append(box);
     lastScene = key;
   }
 
   function renderChart(bars, unit) {
-    const chart = el("div", "chart");
-    const plot = el("div", "chart-plot");
+    const chart = el("div.chart");
+    const plot = el("div.chart-plot");
     const max = Math.max(...bars.map((b) => Number(b.value) || 0), 1);
     bars.forEach((b, i) => {
-      const col = el("div", "chart-col");
-      const bar = el("div", "chart-bar");
+      const col = el("div.chart-col");
+      const bar = el("div.chart-bar");
       bar.style.height = Math.max(4, (Number(b.value) || 0) / max * 130).toFixed(1) + "px";
       bar.style.background = "hsl(" + ((210 + i * 47) % 360) + " 55% 48%)";
-      col.append(el("div", "chart-value", b.text !== undefined ? b.text : b.value), bar, el("div", "chart-label", b.label || ""));
+      col.append(el("div.chart-value", {text: b.text !== undefined ? b.text : b.value}), bar, el("div.chart-label", {text: b.label || ""}));
       plot.append(col);
     });
     chart.append(plot);
-    if (unit) chart.append(el("div", "chart-unit", unit));
+    if (unit) chart.append(el("div.chart-unit", {text: unit}));
     return chart;
   }
 
@@ -303,12 +288,12 @@
     let root = screen.querySelector(".ui");
     if (lastScene !== "ui" || !root) {
       screen.replaceChildren();
-      root = el("div", "ui");
+      root = el("div.ui");
       if (uiCfg.accent) root.style.setProperty("--ui-accent", uiCfg.accent);
-      const chrome = el("div", "ui-chrome");
-      chrome.append(el("span", "dot r"), el("span", "dot y"), el("span", "dot g"), el("span", "ui-url", uiCfg.url || ""));
-      const app = el("div", "ui-app");
-      root.append(chrome, app, el("div", "ui-pointer"));
+      const chrome = el("div.ui-chrome");
+      chrome.append(el("span.dot.r"), el("span.dot.y"), el("span.dot.g"), el("span.ui-url", {text: uiCfg.url || ""}));
+      const app = el("div.ui-app");
+      root.append(chrome, app, el("div.ui-pointer"));
       screen.append(root);
       lastUiKey = "";
       lastScene = "ui";
@@ -317,67 +302,67 @@
     if (key !== lastUiKey) {
       lastUiKey = key;
       const app = root.querySelector(".ui-app");
-      const head = el("div", "ui-head");
-      head.append(el("span", "ui-logo", initials(uiCfg.app)), el("span", "ui-name", uiCfg.app || ""), el("span", "spacer"), el("span", "ui-user", "JD"));
-      const side = el("div", "ui-side");
+      const head = el("div.ui-head");
+      head.append(el("span.ui-logo", {text: initials(uiCfg.app)}), el("span.ui-name", {text: uiCfg.app || ""}), el("span.spacer"), el("span.ui-user", {text: "JD"}));
+      const side = el("div.ui-side");
       for (const item of uiCfg.nav || []) {
-        const n = el("div", "ui-nav" + (item === st.page.nav ? " active" : "") + (st.pressed === item ? " pressed" : ""), item);
+        const n = el("div", {class: "ui-nav" + (item === st.page.nav ? " active" : "") + (st.pressed === item ? " pressed" : ""), text: item});
         n.dataset.target = item;
         side.append(n);
       }
-      const main = el("div", "ui-main");
-      main.append(el("div", "ui-title", st.page.title || ""));
-      if (st.page.subtitle) main.append(el("div", "ui-subtitle", st.page.subtitle));
+      const main = el("div.ui-main");
+      main.append(el("div.ui-title", {text: st.page.title || ""}));
+      if (st.page.subtitle) main.append(el("div.ui-subtitle", {text: st.page.subtitle}));
       for (const r of st.page.rows || []) {
-        const row = el("div", "ui-row" + (st.focus === r.id ? " focus" : ""));
+        const row = el("div", {class: "ui-row" + (st.focus === r.id ? " focus" : "")});
         row.dataset.row = r.id;
-        const label = el("div", "ui-label", r.label || r.id);
-        if (r.hint) label.append(el("div", "ui-hint", r.hint));
+        const label = el("div.ui-label", {text: r.label || r.id});
+        if (r.hint) label.append(el("div.ui-hint", {text: r.hint}));
         row.append(label);
         const v = st.values[r.id];
         let ctl;
         if (r.type === "choice") {
-          ctl = el("div", "ui-seg");
-          for (const o of r.options || []) ctl.append(el("span", "ui-opt" + (o === v ? " on" : ""), o));
+          ctl = el("div.ui-seg");
+          for (const o of r.options || []) ctl.append(el("span", {class: "ui-opt" + (o === v ? " on" : ""), text: o}));
         } else if (r.type === "toggle") {
-          ctl = el("span", "ui-toggle" + (v === "on" ? " on" : ""));
+          ctl = el("span", {class: "ui-toggle" + (v === "on" ? " on" : "")});
         } else if (r.type === "badge") {
-          ctl = el("span", "ui-badge", v);
+          ctl = el("span.ui-badge", {text: v});
         } else {
-          ctl = el("div", "ui-input", r.type === "password" ? "\u2022".repeat(v.length) : v);
-          if (st.focus === r.id) ctl.append(el("span", "ui-caret"));
+          ctl = el("div.ui-input", {text: r.type === "password" ? "\u2022".repeat(v.length) : v});
+          if (st.focus === r.id) ctl.append(el("span.ui-caret"));
         }
         ctl.classList.add("ui-ctl");
         row.append(ctl);
         main.append(row);
       }
       if ((st.page.buttons || []).length) {
-        const bar = el("div", "ui-buttons");
+        const bar = el("div.ui-buttons");
         st.page.buttons.forEach((b, i) => {
-          const btn = el("span", "ui-btn" + (i === 0 ? " primary" : "") + (st.pressed === b ? " pressed" : ""), b);
+          const btn = el("span", {class: "ui-btn" + (i === 0 ? " primary" : "") + (st.pressed === b ? " pressed" : ""), text: b});
           btn.dataset.target = b;
           bar.append(btn);
         });
         main.append(bar);
       }
-      const body = el("div", "ui-body");
+      const body = el("div.ui-body");
       body.append(side, main);
       const parts = [head, body];
       if (st.dialog) {
-        const shade = el("div", "ui-shade");
-        const box = el("div", "ui-dialog");
-        box.append(el("div", "ui-dialog-title", st.dialog.text));
-        if (st.dialog.body) box.append(el("div", "ui-dialog-body", st.dialog.body));
-        if (st.dialog.code) box.append(el("div", "ui-dialog-code", st.dialog.code));
-        const close = el("span", "ui-btn primary", "Done");
+        const shade = el("div.ui-shade");
+        const box = el("div.ui-dialog");
+        box.append(el("div.ui-dialog-title", {text: st.dialog.text}));
+        if (st.dialog.body) box.append(el("div.ui-dialog-body", {text: st.dialog.body}));
+        if (st.dialog.code) box.append(el("div.ui-dialog-code", {text: st.dialog.code}));
+        const close = el("span.ui-btn.primary", {text: "Done"});
         close.dataset.target = "Done";
-        const actions = el("div", "ui-dialog-actions");
+        const actions = el("div.ui-dialog-actions");
         actions.append(close);
         box.append(actions);
         shade.append(box);
         parts.push(shade);
       }
-      if (st.toast) parts.push(el("div", "ui-toast", st.toast.text));
+      if (st.toast) parts.push(el("div.ui-toast", {text: st.toast.text}));
       app.replaceChildren(...parts);
       // Like a real input: while typed into, a value longer than the box shows its end.
       const typed = app.querySelector(".ui-row.focus .ui-input");
@@ -415,7 +400,7 @@
     const cap = captions.find((c) => c.t <= t && t < c.end);
     let node = $("screen").parentNode.querySelector(".caption");
     if (!cap) { if (node) node.remove(); return; }
-    if (!node) { node = el("div", "caption"); $("player").insertBefore(node, $("overlay")); }
+    if (!node) { node = el("div.caption"); $("player").insertBefore(node, $("overlay")); }
     if (node.textContent !== cap.text) node.textContent = cap.text;
   }
 
@@ -429,17 +414,17 @@
     overlay.replaceChildren();
     overlay.hidden = !key;
     overlay.className = "overlay " + key;
-    if (key === "paused") overlay.append(el("span", "big-play"));
+    if (key === "paused") overlay.append(el("span.big-play"));
     if (key === "asking") {
-      const card = el("div", "ask-card");
-      card.append(el("div", "ask-badge", "Your turn"), el("div", "ask-title", pauseCard.title));
-      if (pauseCard.note) card.append(el("div", "ask-note", pauseCard.note));
-      card.append(el("div", "ask-hint", "Press play to continue the video"));
+      const card = el("div.ask-card");
+      card.append(el("div.ask-badge", {text: "Your turn"}), el("div.ask-title", {text: pauseCard.title}));
+      if (pauseCard.note) card.append(el("div.ask-note", {text: pauseCard.note}));
+      card.append(el("div.ask-hint", {text: "Press play to continue the video"}));
       overlay.append(card);
     }
     if (key === "ended") {
-      const card = el("div", "end-card");
-      card.append(el("span", "channel-avatar big", initials(cfg.channel)), el("div", "end-title", "Thanks for watching"), el("div", "end-sub", cfg.channel || ""));
+      const card = el("div.end-card");
+      card.append(el("span.channel-avatar.big", {text: initials(cfg.channel)}), el("div.end-title", {text: "Thanks for watching"}), el("div.end-sub", {text: cfg.channel || ""}));
       overlay.append(card);
     }
   }
@@ -449,7 +434,7 @@
     $("scrub-played").style.width = (frac * 100).toFixed(3) + "%";
     $("scrub-knob").style.left = (frac * 100).toFixed(3) + "%";
     $("scrub-loaded").style.width = (Math.min(1, (t + 20) / Math.max(length, 1)) * 100).toFixed(2) + "%";
-    const text = fmtTime(t) + " / " + fmtTime(length);
+    const text = timeText(t) + " / " + timeText(length);
     if ($("time").textContent !== text) $("time").textContent = text;
     const playing = clock.playing && t < length;
     const playClass = "ctl play" + (playing ? "" : " paused");
@@ -482,7 +467,7 @@
     if (slide) renderSlide(screen, slide);
     else if (scene) renderUi(screen, t, scene);
     else if (termEntries.length) { renderTerminal(screen, t); lastScene = "terminal"; }
-    else if (lastScene !== "blank") { screen.replaceChildren(el("div", "blank")); lastScene = "blank"; }
+    else if (lastScene !== "blank") { screen.replaceChildren(el("div.blank")); lastScene = "blank"; }
     renderCaption(t);
     renderOverlay(t);
     renderControls(t);
@@ -530,22 +515,22 @@
     $("answer-prompt").hidden = !a.prompt;
     $("answer-submit").textContent = a.submit || "Submit";
     if (a.items && a.items.length) {
-      const list = el("ol", "answer-items");
-      for (const item of a.items) list.append(el("li", "", item));
+      const list = el("ol.answer-items");
+      for (const item of a.items) list.append(el("li", {text: item}));
       $("answer-prompt").after(list);
     }
     const box = $("answer-fields");
     $("answer-form").classList.toggle("compact", fields.length > 3);
     const controls = [];  // {field, value(), lock()}
     for (const f of fields) {
-      const label = el(f.type === "choice" ? "div" : "label", "answer-label");
-      label.append(el("span", "", f.label || "Your answer"));
+      const label = el(f.type === "choice" ? "div" : "label", {class: "answer-label"});
+      label.append(el("span", {text: f.label || "Your answer"}));
       if (f.type === "choice") {
-        const seg = el("div", "answer-choice");
+        const seg = el("div.answer-choice");
         seg.dataset.field = f.field;
         let chosen = "";
         for (const o of f.options || []) {
-          const b = el("button", "choice", o);
+          const b = el("button.choice", {text: o});
           b.type = "button";
           b.dataset.option = o;
           b.addEventListener("click", () => {
@@ -558,7 +543,7 @@
         label.append(seg);
         controls.push({field: f.field, value: () => chosen, lock: (on) => seg.classList.toggle("locked", on)});
       } else {
-        const input = el("input", "answer-input");
+        const input = el("input.answer-input");
         input.type = "text";
         input.dataset.field = f.field;
         input.placeholder = f.placeholder || "Type your answer";
@@ -603,13 +588,13 @@
     const tick = () => {
       if (!countdown || submitted || closed || closesAt === null) return;
       const left = Math.max(0, Math.ceil(closesAt - ctx.now()));
-      const text = (a.countdown || "Closes in") + " " + fmtTime(left);
+      const text = (a.countdown || "Closes in") + " " + timeText(left);
       if (countdown.textContent !== text) countdown.textContent = text;
       countdown.classList.toggle("urgent", left <= 10);
       if (ctx.now() >= closesAt) close();
     };
     if (a.closes_at !== undefined || a.locked_text) {
-      countdown = el("div", "answer-countdown");
+      countdown = el("div.answer-countdown");
       countdown.id = "answer-countdown";
       $("answer-title").after(countdown);
     }
@@ -645,27 +630,27 @@
     $("likes").textContent = cfg.likes || "";
     $("desc-meta").textContent = [cfg.views, cfg.published].filter(Boolean).join("  \u00b7  ");
     const paragraphs = Array.isArray(cfg.description) ? cfg.description : cfg.description ? [cfg.description] : [];
-    $("desc-text").replaceChildren(...paragraphs.map((p) => el("p", "", p)));
+    $("desc-text").replaceChildren(...paragraphs.map((p) => el("p", {text: p})));
     chapters = (cfg.chapters || []).slice().sort((a, b) => a.t - b.t);
     const marks = $("scrub-marks");
     for (const ch of chapters) {
       if (ch.t <= 0 || ch.t >= length) continue;
-      const m = el("span", "scrub-mark");
+      const m = el("span.scrub-mark");
       m.style.left = (ch.t / length * 100).toFixed(3) + "%";
       marks.append(m);
     }
     $("scrub").classList.toggle("seekable", Boolean(cfg.seekable));
     const list = $("upnext");
     for (const item of (c.up_next || []).slice(0, 5)) {
-      const row = el("div", "upnext-item");
-      const thumb = el("div", "thumb-img");
+      const row = el("div.upnext-item");
+      const thumb = el("div.thumb-img");
       const hue = item.hue !== undefined ? item.hue : hueOf(item.title || "");
       thumb.style.background = "linear-gradient(135deg, hsl(" + hue + " 45% 22%), hsl(" + ((hue + 40) % 360) + " 55% 38%))";
-      const glyph = el("div", "thumb-glyph");
+      const glyph = el("div.thumb-glyph");
       for (let i = 0; i < 3; i++) glyph.append(el("span"));
-      thumb.append(glyph, el("span", "thumb-len", item.length || ""));
-      const meta = el("div", "upnext-meta");
-      meta.append(el("div", "upnext-title", item.title || ""), el("div", "upnext-sub", item.channel || ""), el("div", "upnext-sub", item.views || ""));
+      thumb.append(glyph, el("span.thumb-len", {text: item.length || ""}));
+      const meta = el("div.upnext-meta");
+      meta.append(el("div.upnext-title", {text: item.title || ""}), el("div.upnext-sub", {text: item.channel || ""}), el("div.upnext-sub", {text: item.views || ""}));
       row.append(thumb, meta);
       list.append(row);
     }

@@ -68,6 +68,7 @@
  */
 (function () {
   "use strict";
+  const {el} = DynaCU.ui;
 
   const SVG = {
     error: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10" fill="currentColor"/><rect x="11" y="6" width="2" height="8" rx="1" fill="#fff"/><circle cx="12" cy="17" r="1.3" fill="#fff"/></svg>',
@@ -85,23 +86,6 @@
     chevron: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="m9 6 6 6-6 6" stroke="currentColor" stroke-width="2" fill="none" stroke-linecap="round"/></svg>',
   };
   const TONES = ["error", "warning", "info", "success"];
-
-  /** A DOM element: el("div.card", {text: "hi"}, [children]). */
-  function el(spec, props, children) {
-    const [tag, ...classes] = spec.split(".");
-    const node = document.createElement(tag || "div");
-    if (classes.length) node.className = classes.join(" ");
-    for (const [key, value] of Object.entries(props || {})) {
-      if (value === undefined || value === null || value === false) continue;
-      if (key === "text") node.textContent = value;
-      else if (key === "html") node.innerHTML = value;
-      else if (key === "style") node.style.cssText = value;
-      else if (key in node && typeof value !== "string") node[key] = value;
-      else node.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children || []) if (child) node.append(child);
-    return node;
-  }
 
   const state = {ctx: null, cfg: null, busy: false, sent: false, wrong: 0, cued: new Set(), inputs: {}};
 
