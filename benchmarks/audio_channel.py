@@ -26,9 +26,9 @@ from pathlib import Path
 import gymnasium as gym
 
 import dynacu_gym  # noqa: F401
-from dynacu_gym.answers import _ORDINAL_WORDS, _TENS, _UNITS, _base, _words_to_number
 from dynacu_gym.harness.cli import select_tasks
 from dynacu_gym.tasks import find_task
+from dynacu_gym.tasks.answers import _ORDINAL_WORDS, _TENS, _UNITS, _base, _words_to_number
 from dynacu_gym.wrappers.transcript import AudioTranscript
 
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -26,7 +26,6 @@ from dynacu_gym.actions import (
     to_charset,
     validate_action,
 )
-from dynacu_gym.audio_assets import audio_clips, audio_dir
 from dynacu_gym.clock import PageClock
 from dynacu_gym.config import (  # noqa: F401 - REWARD_MODES also named here, where it was
     MAX_ELAPSED_S,
@@ -45,6 +44,7 @@ from dynacu_gym.runtime.elements import (
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.runtime.sandbox import Sandbox, SandboxConfig
 from dynacu_gym.tasks import TaskSpec, find_task, load_task
+from dynacu_gym.tasks.audio_assets import audio_clips, audio_dir
 
 MAX_INSTRUCTION = 4096  # characters of the instruction observation
 MAX_ERROR = 2000  # characters of the last-action-error observation

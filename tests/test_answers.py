@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from dynacu_gym.answers import KINDS, answer_hash, normalize
 from dynacu_gym.paths import tasks_root
+from dynacu_gym.tasks.answers import KINDS, answer_hash, normalize
 
 CASES = json.loads((tasks_root() / "_shared" / "normalize-cases.json").read_text())
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dynacu_gym.audio_assets import AUDIO_DIR
 from dynacu_gym.perception import asr
 from dynacu_gym.perception.asr import SAMPLE_RATE, Segment, Word, decode_audio, load_recognizer
 from dynacu_gym.tasks import find_task
+from dynacu_gym.tasks.audio_assets import AUDIO_DIR
 
 
 def _tone(seconds: float) -> np.ndarray:

@@ -10,11 +10,11 @@ import gymnasium as gym
 import pytest
 
 import dynacu_gym  # noqa: F401 - registers the envs
-from dynacu_gym.answers import mentions
-from dynacu_gym.audio_assets import audio_clips
 from dynacu_gym.env import DynaCUEnv
 from dynacu_gym.modes import apply_mode
 from dynacu_gym.tasks import find_task
+from dynacu_gym.tasks.answers import mentions
+from dynacu_gym.tasks.audio_assets import audio_clips
 
 pytestmark = [pytest.mark.browser, pytest.mark.audio]
 

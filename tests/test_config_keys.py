@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import dynacu_gym.tasks as tasks_module
+import dynacu_gym.tasks.apps as apps_module
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import CONFIG_KEYS_FILE, TaskFormatError, find_task, load_task, task_folders
 
@@ -43,7 +43,7 @@ def test_every_catalogue_task_uses_only_keys_its_app_declares(task_id):
 @pytest.mark.parametrize("app", APP_NAMES)
 def test_every_declared_key_is_named_in_the_apps_code(app):
     # A key the code no longer reads would let its typos through: the declaration follows app.js.
-    declared = tasks_module._config_keys(APPS / app)
+    declared = apps_module._config_keys(APPS / app)
     assert declared is not None, f"{app} has no {CONFIG_KEYS_FILE}"
     code = (APPS / app / "app.js").read_text(encoding="utf-8")
     names = set(declared.keys) | {k for keys in declared.tables.values() for k in keys}
@@ -84,7 +84,7 @@ def test_an_app_without_a_declaration_is_not_checked(tmp_path, monkeypatch):
     root = tmp_path / "tasks"
     shutil.copytree(APPS / "podcast", root / "_shared" / "apps" / "podcast")
     (root / "_shared" / "apps" / "podcast" / CONFIG_KEYS_FILE).unlink()
-    monkeypatch.setattr(tasks_module, "tasks_root", lambda: root)
+    monkeypatch.setattr(apps_module, "tasks_root", lambda: root)
     task = load_task(_task_copy(tmp_path, "autoplay = true", "zzyzx = true"))
     assert task.config["zzyzx"] is True
 
@@ -107,13 +107,13 @@ def test_a_malformed_declaration_is_an_error_naming_it(tmp_path, monkeypatch, de
     shutil.copytree(APPS / "podcast", root / "_shared" / "apps" / "podcast")
     declared = root / "_shared" / "apps" / "podcast" / CONFIG_KEYS_FILE
     declared.write_text(declaration + "\n", encoding="utf-8")
-    monkeypatch.setattr(tasks_module, "tasks_root", lambda: root)
+    monkeypatch.setattr(apps_module, "tasks_root", lambda: root)
     refused = _refusal(_task_copy(tmp_path, "autoplay = true", "autoplay = true"))
     assert refused.startswith(f"{declared}: ") and message in refused
 
 
 def test_the_declaration_is_read_once_per_app():
-    tasks_module._config_keys.cache_clear()
+    apps_module._config_keys.cache_clear()
     for task_id in ("A1", "A2", "A3"):
         find_task(task_id)
-    assert tasks_module._config_keys.cache_info().misses == 1
+    assert apps_module._config_keys.cache_info().misses == 1

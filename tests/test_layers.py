@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import subprocess
@@ -93,3 +94,28 @@ def test_listing_the_catalogue_loads_neither_the_runner_nor_the_audit_nor_the_re
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_moved_module_keeps_its_old_path_as_the_same_module() -> None:
+    moved = {}
+    for path in sorted((ROOT / "dynacu_gym").glob("*.py")):
+        text = path.read_text()
+        if "sys.modules[__name__] = " in text:
+            target = text.split("Moved to :mod:`", 1)[1].split("`", 1)[0]
+            moved[f"dynacu_gym.{path.stem}"] = target
+    assert {"dynacu_gym.answers", "dynacu_gym.audio_assets", "dynacu_gym.audit"} <= set(moved)
+    for old, new in moved.items():
+        assert importlib.import_module(old) is importlib.import_module(new), old
+
+
+def test_the_tasks_package_exports_what_the_tasks_module_did() -> None:
+    import dynacu_gym.tasks as tasks
+
+    old_names = {
+        "AXES", "CATEGORIES", "CENTER_PLACEHOLDER", "CHANNELS", "CONFIG_KEYS_FILE", "CRITERION",
+        "PAGE_PLACEHOLDER", "PLACEHOLDER", "TASK_ID", "TIERS", "AnswerSpec", "ConfigKeys",
+        "Evidence", "ScriptLine", "SolutionStep", "Speaker", "TaskFormatError", "TaskSpec",
+        "catalogue_order", "find_task", "load_task", "task_folders",
+    }  # fmt: skip
+    assert old_names <= set(tasks.__all__)
+    assert all(hasattr(tasks, name) for name in tasks.__all__)

@@ -8,9 +8,9 @@ import pytest
 
 import dynacu_gym  # noqa: F401 - registers the envs
 from dynacu_agents import NearMissAgent, OracleAgent
-from dynacu_gym.answers import spoken_verdict
 from dynacu_gym.episode import Said, answered_aloud, run_episode, spoken_answers
 from dynacu_gym.tasks import AnswerSpec, find_task
+from dynacu_gym.tasks.answers import spoken_verdict
 
 CAPITAL = AnswerSpec("text", ("Canberra", "the city of Canberra"), ("Sydney", "Melbourne"))
 REVENUE = AnswerSpec("number", ("2.6 million",), ("2.4 million",))

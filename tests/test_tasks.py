@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dynacu_gym.answers import normalize
-from dynacu_gym.audio_assets import AudioNotRendered, audio_clips, script_hash, spoken_lines
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.perception.asr import SAMPLE_RATE, decode_audio
 from dynacu_gym.registration import catalogue
 from dynacu_gym.tasks import TaskFormatError, find_task, load_task, task_folders
+from dynacu_gym.tasks.answers import normalize
+from dynacu_gym.tasks.audio_assets import AudioNotRendered, audio_clips, script_hash, spoken_lines
 
 TASK_IDS = sorted(task_folders())
 PROBE = Path(__file__).parent / "fixtures" / "tasks" / "F" / "90-input-probe"

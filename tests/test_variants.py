@@ -12,18 +12,18 @@ import pytest
 import dynacu_gym  # noqa: F401 - registers the envs
 from dynacu_agents.oracle import OracleAgent
 from dynacu_gym import parse_action
-from dynacu_gym.answers import mentions, normalize
-from dynacu_gym.audio_assets import audio_clips, audio_dir, spoken_lines
 from dynacu_gym.env import make_env
 from dynacu_gym.episode import run_episode
 from dynacu_gym.tasks import (
     TaskFormatError,
-    _substitute,
     catalogue_order,
     find_task,
     load_task,
     task_folders,
 )
+from dynacu_gym.tasks.answers import mentions, normalize
+from dynacu_gym.tasks.audio_assets import audio_clips, audio_dir, spoken_lines
+from dynacu_gym.tasks.loader import _substitute
 
 PROBE = Path(__file__).parent / "fixtures" / "tasks" / "F" / "90-input-probe"
 VARIED = sorted((t for t in task_folders() if find_task(t).variants > 1), key=catalogue_order)

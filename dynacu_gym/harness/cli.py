@@ -110,8 +110,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_render_audio(args: argparse.Namespace) -> int:
-    from dynacu_gym.audio_assets import render_task_audio
     from dynacu_gym.perception.tts import load_voice
+    from dynacu_gym.tasks.audio_assets import render_task_audio
 
     voice = None
     for task_id in select_tasks(",".join(args.ids) if args.ids else None):

@@ -14,9 +14,9 @@ from typing import Any, NamedTuple
 
 import gymnasium as gym
 
-from dynacu_gym.answers import spoken_verdict
 from dynacu_gym.errors import AgentFailure, InfraError
 from dynacu_gym.tasks import PLACEHOLDER, AnswerSpec, TaskSpec
+from dynacu_gym.tasks.answers import spoken_verdict
 
 PERCEPTION_TIMINGS = ("capture", "keyframes", "asr", "tts")  # info["timings"] keys summed
 AGENT_FAILURE = "agent_failure"  # the result of an episode the agent could not go on with
@@ -105,8 +105,8 @@ def spoken_answers(
     """What the agent said for each answer field judged by ear, and what the page made of it.
 
     A field counts when what the agent said carries a verdict for it (judged as the page
-    judges, :func:`~dynacu_gym.answers.spoken_verdict`) and the page judges it by ear: the page
-    logged a verdict of heard speech for it, or it is in ``aloud`` (the fields the task answers
+    judges, :func:`~dynacu_gym.tasks.answers.spoken_verdict`) and the page judges it by ear: the
+    page logged a verdict of heard speech for it, or it is in ``aloud`` (the fields the task answers
     aloud, which a page that heard nothing never logs). A field answered by typing on a page
     that also listens is not a spoken answer, even if the agent said it too.
 

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from dynacu_gym.answers import answer_hash, normalize
 from dynacu_gym.paths import VARIANT_URL, tasks_root
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.tasks import TaskSpec
+from dynacu_gym.tasks.answers import answer_hash, normalize
 
 _PRIVATE_NAMES = {"task.toml"}
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # one recorded utterance; minutes of Opus fit easily

@@ -81,7 +81,7 @@
 (function () {
   "use strict";
   const {el, initials} = DynaCU.ui;
-  const fmt = (s) => DynaCU.ui.clock(s, {pad: true});  // a call's length
+  function fmt(s) { return DynaCU.ui.clock(s, {pad: true}); }  // a call's length
 
   const ICON = {
     doc: '<svg viewBox="0 0 28 36" aria-hidden="true"><path d="M0 3a3 3 0 0 1 3-3h15l10 10v23a3 3 0 0 1-3 3H3a3 3 0 0 1-3-3z" fill="#4285f4"/><path d="M18 0v7a3 3 0 0 0 3 3h7z" fill="#a1c2fa"/><rect x="6" y="16" width="16" height="2.2" rx="1" fill="#fff"/><rect x="6" y="21" width="16" height="2.2" rx="1" fill="#fff"/><rect x="6" y="26" width="11" height="2.2" rx="1" fill="#fff"/></svg>',

@@ -1,236 +1,42 @@
-"""Tasks as data: ``task.toml`` loaded into a validated :class:`TaskSpec`.
+"""``task.toml`` loaded into a validated :class:`TaskSpec`, one reader per section of the file.
 
 Errors name the file, the field and what was expected.
-
-A task folder ``tasks/<Cat>/<N>-<slug>/`` holds ``task.toml``, the page (its own ``index.html``
-or a shared app from ``tasks/_shared/apps/`` named by ``app``), and assets such as audio rendered
-from the script. The task server serves the folder's public files, never ``task.toml``.
-
-A shared app declares the ``[config]`` keys it reads in its ``config-keys.toml``; a task's key
-that its app does not declare is refused, since the page would silently fall back to a default.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dynacu_gym.actions import ActionError, parse_action
-from dynacu_gym.answers import KINDS, normalize
 from dynacu_gym.errors import TaskFormatError
-from dynacu_gym.paths import tasks_root
+from dynacu_gym.tasks.answers import KINDS, normalize
+from dynacu_gym.tasks.apps import app_folder, check_config
+from dynacu_gym.tasks.spec import (
+    AXES,
+    CATEGORIES,
+    CENTER_PLACEHOLDER,
+    CHANNELS,
+    CRITERION,
+    PAGE_PLACEHOLDER,
+    PLACEHOLDER,
+    TASK_ID,
+    TIERS,
+    AnswerSpec,
+    Evidence,
+    ScriptLine,
+    SolutionStep,
+    Speaker,
+    TaskSpec,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
-
-CATEGORIES = {
-    "A": "podcast",
-    "B": "meeting",
-    "C": "video / screencast",
-    "D": "carousel / rotating content",
-    "E": "live dashboard",
-    "F": "transient UI",
-    "G": "phone / voice call",
-    "H": "voice interview",
-    "I": "collaborative document on a call",
-    "J": "browser game",
-    "S": "static control",
-}
-TIERS = ("easy", "medium", "hard")
-AXES = ("audio", "visual", "interaction")
-CHANNELS = ("audio", "visual")
-TASK_ID = re.compile(r"^([A-Z])(\d{1,3})$")
-CRITERION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-PLACEHOLDER = re.compile(r"\{answer\.([A-Za-z_][A-Za-z0-9_]*)\}")
-# {page:EXPR}: a value the scripted solution reads from the page when it acts (privileged), such
-# as a target's position: action = "click {page:target.x} {page:target.y}".
-PAGE_PLACEHOLDER = re.compile(r"\{page:([^{}]+)\}")
-# {center:SELECTOR}: "X Y", the screen centre of the first element matching a CSS selector when
-# the step acts (privileged): action = "click {center:.target}" hits a moving target.
-CENTER_PLACEHOLDER = re.compile(r"\{center:([^{}]+)\}")
-# In an app's folder: the [config] keys the app reads (read by the loader, never by a page).
-CONFIG_KEYS_FILE = "config-keys.toml"
-
-
-@dataclass(frozen=True)
-class Speaker:
-    """How one voice in a task's script sounds.
-
-    Attributes:
-        pitch: pitch factor against the base voice (1.0 = unchanged; 0.8 lower, 1.2 higher).
-        rate: speaking-rate factor (1.0 = the voice's own pace; 1.2 = 20% faster).
-    """
-
-    pitch: float = 1.0
-    rate: float = 1.0
-
-
-@dataclass(frozen=True)
-class ScriptLine:
-    """One thing the page says or shows.
-
-    Attributes:
-        t: seconds after the episode starts.
-        speaker: the voice saying ``say`` (a key of ``speakers``).
-        say: words spoken at ``t`` (rendered to audio; never written on the page).
-        show: what appears on screen at ``t`` (the app decides how), until ``until``.
-        until: seconds after the start when ``show`` disappears (None: it stays).
-        extra: any other keys the task's app reads (e.g. ``slide = 3``).
-    """
-
-    t: float
-    speaker: str = ""
-    say: str = ""
-    show: str = ""
-    until: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class AnswerSpec:
-    """An answer field the page checks.
-
-    Attributes:
-        kind: normalisation kind (see :mod:`dynacu_gym.answers`).
-        accept: forms that must count as right (the first is used by scripted solutions).
-        reject: near misses that must count as wrong.
-    """
-
-    kind: str
-    accept: tuple[str, ...]
-    reject: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """A fact the agent must perceive to solve the task.
-
-    Attributes:
-        fact: the fact in words.
-        channel: ``audio`` or ``visual``.
-        window: (start, end) seconds after the start when it can be perceived.
-        transient: visual evidence on screen too briefly for an agent that only looks at
-            each step to count on seeing it (``dynacu audit``: one stepping about every 10 s
-            catches it at most half the time), and gone after its window. Visual evidence
-            that is not transient stays long enough for any such agent to see it.
-        keys: words or numbers an observer who perceived the fact heard (audio) or read on
-            screen (visual), as said or shown: what ``dynacu audit`` looks for, half of them
-            being enough. Audio keys must never be on the page; transient visual keys must be
-            gone after the window.
-        all_keys: the fact is a set of pieces the agent needs every one of (five prices to
-            find the cheapest), so the audit counts it perceived only when all keys are found.
-        follows: for evidence the agent's own action brings up, the scripted solution's step
-            that does that action (1 = the first ``[[solution]]`` line, counting a ``repeat``
-            run's steps one by one). Visual: a notice that opens on a click; an agent's
-            screenshots then fall right after that action and a step apart from it, not at any
-            phase of the page's clock, and the audit takes its chance so. Audio: a line the page
-            plays only after that step (a question asked once the answer before it was heard);
-            where the step is spoken, the audit wants it heard only in the modes that speak.
-    """
-
-    fact: str
-    channel: str
-    window: tuple[float, float]
-    transient: bool = False
-    keys: tuple[str, ...] = ()
-    all_keys: bool = False
-    follows: int | None = None
-
-
-@dataclass(frozen=True)
-class SolutionStep:
-    """One step of the scripted solution.
-
-    Attributes:
-        action: the action in text form; ``{answer.FIELD}`` stands for the field's first
-            accepted answer, ``{page:EXPR}`` for the value of a JavaScript expression in the
-            page when the step acts and ``{center:SELECTOR}`` for "X Y", the centre of an
-            element on screen then (both privileged, like ``when``).
-        at: wait until this many seconds after the start before acting.
-        when: wait until this JavaScript expression is true in the page (privileged).
-        timeout: seconds to wait for ``when`` before giving up.
-    """
-
-    action: str
-    at: float | None = None
-    when: str = ""
-    timeout: float = 30.0
-
-    @property
-    def speaks(self) -> bool:
-        """Whether this step's action is ``speak``."""
-        return self.action.lstrip().lower().startswith("speak")
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """A validated task."""
-
-    id: str
-    title: str
-    category: str
-    number: int
-    tier: str
-    axes: tuple[str, ...]
-    instruction: str
-    duration_s: float
-    time_limit_s: float
-    root: Path
-    success: str = "success"
-    failures: tuple[str, ...] = ("wrong_answer",)
-    page: str = "index.html"
-    app: str = ""
-    config: dict[str, Any] = field(default_factory=dict)
-    speakers: dict[str, Speaker] = field(default_factory=dict)
-    script: tuple[ScriptLine, ...] = ()
-    answers: dict[str, AnswerSpec] = field(default_factory=dict)
-    evidence: tuple[Evidence, ...] = ()
-    solution: tuple[SolutionStep, ...] = ()
-    listens: bool = False
-    # Partial credit: criterion -> what it checks, marked by the page (empty: success alone).
-    checklist: dict[str, str] = field(default_factory=dict)
-    # Which of the task's [[variants]] this is (0: the benchmark's), and how many it has. Out of
-    # the repr, which the audit hashes: variant 0 is the same task whether or not others exist.
-    variant: int = field(default=0, repr=False)
-    variants: int = field(default=1, repr=False)
-
-    @property
-    def gym_id(self) -> str:
-        """The Gymnasium id, e.g. ``DynaCU-A1-v0``."""
-        return f"DynaCU-{self.id}-v0"
-
-    @property
-    def solution_speaks(self) -> bool:
-        """Whether the scripted solution needs the speak channel."""
-        return any(step.speaks for step in self.solution)
-
-    @property
-    def solution_mode(self) -> str:
-        """The least mode the scripted solution runs in (speaking needs aoi_interactive)."""
-        return "aoi_interactive" if self.solution_speaks else "standard"
-
-    @property
-    def page_path(self) -> str:
-        """The page's URL path on the task server."""
-        if self.app:
-            return f"/shared/apps/{self.app}/index.html"
-        return f"/task/{self.page}"
-
-    def solution_actions(self, answers: dict[str, str] | None = None) -> list[str]:
-        """The solution's actions with ``{answer.FIELD}`` filled in (overrides in ``answers``)."""
-        values = {name: spec.accept[0] for name, spec in self.answers.items()}
-        values.update(answers or {})
-        return [
-            PLACEHOLDER.sub(lambda m: values[m.group(1)].replace('"', '\\"'), step.action)
-            for step in self.solution
-        ]
 
 
 class _Table:
@@ -582,79 +388,6 @@ def _check_follows(path: Path, evidence: list[Evidence], solution: list[Solution
             where.fail("follows", "for visual evidence, a step that does not speak", item.follows)
 
 
-@dataclass(frozen=True)
-class ConfigKeys:
-    """The ``[config]`` keys a shared app reads, from its ``config-keys.toml``.
-
-    Attributes:
-        file: the declaration, named in errors.
-        keys: every top-level key the app reads.
-        tables: for a key whose value is a table (or a list of tables), the keys it may hold;
-            a table key not listed here is checked at the top level only.
-    """
-
-    file: Path
-    keys: tuple[str, ...]
-    tables: dict[str, tuple[str, ...]]
-
-
-def _names(file: Path, where: str, value: Any) -> tuple[str, ...]:
-    """A declaration's list of key names, or an error naming the file."""
-    if not (isinstance(value, list) and all(isinstance(v, str) and v for v in value)):
-        raise TaskFormatError(f"{file}: {where}: expected a list of key names, got {value!r}")
-    return tuple(value)
-
-
-@functools.cache
-def _config_keys(app_folder: Path) -> ConfigKeys | None:
-    """The app's declared ``[config]`` keys, read once per app; None without a declaration."""
-    file = app_folder / CONFIG_KEYS_FILE
-    try:
-        raw = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None  # an app of the user's own: not checked
-    except tomllib.TOMLDecodeError as e:
-        raise TaskFormatError(f"{file}: not valid TOML: {e}") from e
-    extra = sorted(set(raw) - {"keys", "tables"})
-    if extra:
-        raise TaskFormatError(f"{file}: unknown key {extra[0]!r}; expected keys and [tables]")
-    keys = _names(file, "keys", raw.get("keys"))
-    tables = raw.get("tables", {})
-    if not isinstance(tables, dict):
-        raise TaskFormatError(f"{file}: tables: expected a table, got {tables!r}")
-    for name in tables:
-        if name not in keys:
-            raise TaskFormatError(f"{file}: [tables] {name!r} is not one of the keys")
-    subkeys = {name: _names(file, f"tables.{name}", value) for name, value in tables.items()}
-    return ConfigKeys(file, keys, subkeys)
-
-
-def _check_config(path: Path, app: str, config: dict[str, Any]) -> None:
-    """Every ``[config]`` key (and sub-key of a declared table) is one the task's app reads."""
-    declared = _config_keys(tasks_root() / "_shared" / "apps" / app) if app else None
-    if declared is None:
-        return
-
-    def refuse(key: str, known: tuple[str, ...], where: str = "") -> None:
-        close = difflib.get_close_matches(key.rsplit(".", 1)[-1], known, n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"the {app} app reads {', '.join(known)}"
-        raise TaskFormatError(f"{path}: unknown key {key!r}{where}; {hint} (see {declared.file})")
-
-    for key, value in config.items():
-        if key not in declared.keys:
-            refuse(f"config.{key}", declared.keys)
-        known = declared.tables.get(key)
-        if known is None:
-            continue
-        tables = value if isinstance(value, list) else [value]
-        for i, table in enumerate(tables):
-            # A list may hold plain values too, e.g. nav = ["Home", {label = "Help", to = "help"}].
-            unknown = [sub for sub in table if sub not in known] if isinstance(table, dict) else []
-            if unknown:
-                where = f" in [[config.{key}]] #{i + 1}" if isinstance(value, list) else ""
-                refuse(f"config.{key}.{unknown[0]}", known, where)
-
-
 def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
     """Load and validate ``folder/task.toml``, with variant number ``variant`` filled in.
 
@@ -721,12 +454,12 @@ def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
             top.fail("failures", f"names other than {sorted(reserved)}", name)
     page = top.string("page", default="index.html")
     app = top.string("app", default="")
-    if app and not (tasks_root() / "_shared" / "apps" / app / "index.html").is_file():
+    if app and not (app_folder(app) / "index.html").is_file():
         top.fail("app", "the name of a folder in tasks/_shared/apps/ with an index.html", app)
     if not app and not (folder / page).is_file():
         top.fail("page", f"a file in {folder}", page)
     config = top.table("config")
-    _check_config(path, app, config)
+    check_config(path, app, config)
     listens = top.flag("listens")
     checklist = top.table("checklist")
     for name, meaning in checklist.items():
@@ -771,33 +504,3 @@ def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
         variant=variant,
         variants=len(variants),
     )
-
-
-def catalogue_order(task_id: str) -> tuple[str, int]:
-    """Sort key of task ids in catalogue order: by category, then number (A2 before A10)."""
-    return task_id[0], int(task_id[1:])
-
-
-def task_folders(root: Path | None = None) -> dict[str, Path]:
-    """Task id -> folder, for every ``task.toml`` under the tasks root."""
-    root = root or tasks_root()
-    found: dict[str, Path] = {}
-    for toml in sorted(root.glob("[A-Z]/*/task.toml")):
-        m = re.match(r"^(\d+)-", toml.parent.name)
-        if m:
-            found[f"{toml.parent.parent.name}{int(m.group(1))}"] = toml.parent
-    return found
-
-
-def find_task(task_id: str) -> TaskSpec:
-    """Load the task with id ``task_id`` (e.g. ``"B3"``).
-
-    Raises:
-        ValueError: no such task.
-    """
-    folders = task_folders()
-    if task_id not in folders:
-        close = difflib.get_close_matches(task_id, sorted(folders), n=3)
-        hint = f"; close: {', '.join(close)}" if close else ""
-        raise ValueError(f"no task {task_id!r} under {tasks_root()}{hint}")
-    return load_task(folders[task_id])

@@ -1,0 +1,64 @@
+"""Tasks as data: ``task.toml`` loaded into a validated :class:`TaskSpec`.
+
+Errors name the file, the field and what was expected.
+
+- :mod:`.spec`: the :class:`TaskSpec` and its parts (speakers, script, answers, evidence,
+  solution) and the format's vocabulary (categories, tiers, axes, placeholders).
+- :mod:`.loader`: :func:`load_task`, one reader per section of the file, and the variants.
+- :mod:`.apps`: the shared apps and the ``[config]`` keys each declares.
+- :mod:`.catalogue`: every task folder under the tasks root by id; :func:`find_task`.
+- :mod:`.answers`: answer normalisation and hashing (mirrored in ``dynacu-task.js``).
+- :mod:`.audio_assets`: a script's speech rendered with piper, and the hash that dates it.
+
+``dynacu_gym.tasks`` exports what the single module of that name did, so old imports work.
+"""
+
+from __future__ import annotations
+
+from dynacu_gym.errors import TaskFormatError
+from dynacu_gym.tasks.apps import CONFIG_KEYS_FILE, ConfigKeys, app_folder
+from dynacu_gym.tasks.catalogue import catalogue_order, find_task, task_folders
+from dynacu_gym.tasks.loader import load_task
+from dynacu_gym.tasks.spec import (
+    AXES,
+    CATEGORIES,
+    CENTER_PLACEHOLDER,
+    CHANNELS,
+    CRITERION,
+    PAGE_PLACEHOLDER,
+    PLACEHOLDER,
+    TASK_ID,
+    TIERS,
+    AnswerSpec,
+    Evidence,
+    ScriptLine,
+    SolutionStep,
+    Speaker,
+    TaskSpec,
+)
+
+__all__ = [
+    "AXES",
+    "CATEGORIES",
+    "CENTER_PLACEHOLDER",
+    "CHANNELS",
+    "CONFIG_KEYS_FILE",
+    "CRITERION",
+    "PAGE_PLACEHOLDER",
+    "PLACEHOLDER",
+    "TASK_ID",
+    "TIERS",
+    "AnswerSpec",
+    "ConfigKeys",
+    "Evidence",
+    "ScriptLine",
+    "SolutionStep",
+    "Speaker",
+    "TaskFormatError",
+    "TaskSpec",
+    "app_folder",
+    "catalogue_order",
+    "find_task",
+    "load_task",
+    "task_folders",
+]
