@@ -587,6 +587,20 @@ def test_write_report_without_matplotlib_says_what_to_install(episodes, tmp_path
     assert not (tmp_path / "out").exists()
 
 
+def test_the_interval_holds_the_rate_even_where_rounding_would_leave_it_out():
+    # At 10 of 10 the upper bound came out 99.99999999999999 and the chart's error bar negative.
+    for n in range(1, 61):
+        for successes in range(n + 1):
+            low, high = wilson_interval(successes, n)
+            assert 0.0 <= low <= 100 * successes / n <= high <= 100.0, (successes, n)
+
+
+def test_write_report_of_a_run_that_always_succeeds_draws_its_charts(tmp_path):
+    lines = [_line(task=f"A{k}", repeat=0, success=True, reward=1.0) for k in range(1, 11)]
+    paths = write_report(lines, tmp_path)
+    assert paths["success_by_mode"].read_bytes()[:8] == PNG_SIGNATURE
+
+
 def test_write_report_of_nothing_still_writes_every_file(tmp_path):
     paths = write_report([], tmp_path)
     assert "No episodes." in paths["report"].read_text()

@@ -295,6 +295,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         workers=args.workers,
         base_seed=args.seed,
         retry_infra=args.retry_infra,
+        traces=args.traces,
         env_options=_env_options(args),
         backend=args.backend,
         ray_address=args.ray_address,
@@ -353,6 +354,28 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_view(args: argparse.Namespace) -> int:
+    import time
+
+    from dynacu_gym.harness.viewer import build_site, serve
+
+    started = time.monotonic()
+    index = build_site(args.run)
+    print(f"{index} ({time.monotonic() - started:.1f} s)")
+    if not args.serve:
+        return 0
+    server, url = serve(args.run, args.port)
+    print(f"serving {args.run} at {url} (Ctrl-C stops)")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
@@ -362,6 +385,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from dynacu_gym.harness.trace import TraceRecorder
 
     env = gym.make(f"DynaCU-{find_task(args.task).id}-v0", mode=args.mode)
+    recorder = None
     try:
         agent = make_agent(_agent_spec(args), env, args.seed)
         recorder = TraceRecorder(env, args.record) if args.record else None
@@ -371,6 +395,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.finish({"mode": args.mode, "agent": args.agent, **outcome.to_dict()})
     finally:
+        if recorder is not None:
+            recorder.close()
         env.close()
     print(
         f"{args.task} {args.mode} {args.agent}: {outcome.result} in {outcome.steps} steps, "
@@ -458,6 +484,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_flags(p)
     p.add_argument("--retry-infra", action="store_true",
                    help="run again episodes recorded as infrastructure failures")  # fmt: skip
+    p.add_argument("--traces", action="store_true",
+                   help="keep each episode's trace in OUT/traces/ (for dynacu view)")  # fmt: skip
     p.set_defaults(func=_cmd_eval)
 
     p = sub.add_parser("collect", help="record episodes as chat turns for fine-tuning")
@@ -473,6 +501,13 @@ def build_parser() -> argparse.ArgumentParser:
                    "output tokens ({\"gpt-4o\": {\"input\": 2.5, \"output\": 10}}), for the "
                    "cost table")  # fmt: skip
     p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("view", help="a static site of a run's episodes: RUN/view/index.html")
+    p.add_argument("run", help="a run folder (dynacu eval --out, best with --traces)")
+    p.add_argument("--serve", action="store_true",
+                   help="also serve the run on 127.0.0.1 until interrupted")  # fmt: skip
+    p.add_argument("--port", type=int, default=0, help="with --serve: the port (default: any)")
+    p.set_defaults(func=_cmd_view)
 
     p = sub.add_parser("run", help="one episode, optionally with its whole trace")
     p.add_argument("task", help="task id, e.g. A1")

@@ -23,6 +23,7 @@ import json
 import multiprocessing as mp
 import os
 import queue
+import re
 import signal
 import sys
 import time
@@ -149,9 +150,19 @@ def make_agent(spec: AgentSpec, env: Any, episode_seed: int | None = None) -> An
     )
 
 
+def trace_name(task: str, mode: str, agent: str, model: str | None, repeat: int) -> str:
+    """The folder name of an episode's trace: ``TASK-MODE-AGENT-REPEAT``.
+
+    An agent with a model is named with it (``llm-qwen2.5-vl-7b``; what a file name cannot hold
+    becomes ``_``), so the traces of two models in one run stay apart.
+    """
+    who = f"{agent}-{re.sub(r'[^A-Za-z0-9._-]', '_', model)}" if model else agent
+    return f"{task}-{mode}-{who}-{repeat}"
+
+
 def trace_dir(out: Path, spec: EpisodeSpec, agent: AgentSpec) -> Path:
     """Where ``evaluate(..., traces=True)`` saves the trace of an episode."""
-    return out / TRACES_DIR / f"{spec.task}-{spec.mode}-{agent.name}-{spec.repeat}"
+    return out / TRACES_DIR / trace_name(spec.task, spec.mode, agent.name, agent.model, spec.repeat)
 
 
 def run_one(
@@ -176,6 +187,7 @@ def run_one(
     own = env is None
     if env is None:
         env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **(env_options or {}))
+    recorder = None
     try:
         recorder = TraceRecorder(env, trace) if trace is not None else None
         outcome = run_episode(
@@ -189,6 +201,8 @@ def run_one(
                 {"mode": spec.mode, "agent": agent.name, "repeat": spec.repeat, **outcome.to_dict()}
             )
     finally:
+        if recorder is not None:
+            recorder.close()  # its files, and its voice recorder, on a failed episode too
         if own:
             env.close()
     return _line(

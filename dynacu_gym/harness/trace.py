@@ -3,16 +3,21 @@
 Layout of ``DIR``::
 
     trace.jsonl          one line per step: action, agent info, reward, result, timings,
-                         keyframe times, speech, errors, Whisper calls (asr_calls, audio
-                         modes); step 0 is the reset
+                         keyframe times, speech (when and what the agent said), errors; in
+                         audio modes the Whisper calls (asr_calls) and the sentences the
+                         step's record heard (transcript: start, end, text, stable, in
+                         episode seconds); step 0 is the reset
     records/0003.txt     the observation record of each step
     screens/0003.png     the screenshot of each step
     keyframes/0003-1.png the keyframes each step returned (keyframe modes)
     speaker.wav          what the page played, from the env's speaker (16 kHz mono)
+    voice.wav            what the agent said, from the microphone's sink (modes that speak)
     episode.json         the episode's result line
 
 The speaker audio is pulled from the env's speaker capture after every step, so the file holds
-the whole episode however long it runs (the capture's own buffer keeps only 60 s).
+the whole episode however long it runs (the capture's own buffer keeps only 60 s); the voice
+likewise from a recorder of the microphone's sink the trace runs itself. Both start at the
+episode's start.
 """
 
 from __future__ import annotations
@@ -27,10 +32,13 @@ from typing import Any, TextIO
 import numpy as np
 
 from dynacu_gym.imaging import save_png
+from dynacu_gym.runtime.audio import MIC_SINK
 from dynacu_gym.runtime.process import InfraError
-from dynacu_gym.runtime.speaker import RATE
+from dynacu_gym.runtime.speaker import RATE, SpeakerCapture
 
 TRACE_FILE = "trace.jsonl"  # a trace's steps, one line each
+SPEAKER_FILE = "speaker.wav"  # what the page played
+VOICE_FILE = "voice.wav"  # what the agent said into the microphone (speaking modes)
 OUTCOME_FILE = "episode.json"  # a trace's outcome (not a run's episodes.jsonl: EPISODES_FILE)
 EPISODE_FILE = OUTCOME_FILE  # its name before it was told apart from EPISODES_FILE
 _INFO_KEYS = ("task_result", "last_action_error", "timings", "speech", "infra_error")
@@ -51,6 +59,43 @@ def _json_safe(value: Any) -> Any:
     return repr(value)
 
 
+class _WavTrack:
+    """A capture's samples since the episode began, appended to a WAV file after each step."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._wav: wave.Wave_write | None = None
+        self._next_sample: int | None = None
+
+    def pull(self, capture: SpeakerCapture | None, episode_start: float) -> None:
+        if capture is None or not capture.alive():
+            return
+        total, origin = capture.position()
+        if self._next_sample is None:
+            if origin is None:
+                return
+            self._wav = wave.open(str(self.path), "wb")
+            self._wav.setnchannels(1)
+            self._wav.setsampwidth(2)
+            self._wav.setframerate(RATE)
+            # Start at the episode's start: silence first when the capture began after it.
+            late = int((origin - episode_start) * RATE)
+            if late > 0:
+                self._wav.writeframes(bytes(2 * late))
+            self._next_sample = max(0, -late)
+        samples = capture.read(self._next_sample, total)
+        self._next_sample = total
+        assert self._wav is not None
+        pcm = np.clip(samples, -1.0, 1.0) * 32767.0
+        self._wav.writeframes(pcm.astype("<i2").tobytes())
+
+    def close(self) -> None:
+        if self._wav is not None:
+            with suppress(OSError):
+                self._wav.close()
+            self._wav = None
+
+
 class TraceRecorder:
     """Writes a trace while an episode runs; pass :meth:`on_step` to ``run_episode``.
 
@@ -64,8 +109,9 @@ class TraceRecorder:
         self.base = env.unwrapped
         self.out = Path(out)
         self._lines: TextIO | None = None
-        self._wav: wave.Wave_write | None = None
-        self._next_sample: int | None = None
+        self._speaker = _WavTrack(self.out / SPEAKER_FILE)
+        self._voice_track = _WavTrack(self.out / VOICE_FILE)
+        self._voice: SpeakerCapture | None = None
         with self._writing():
             for sub in ("records", "screens", "keyframes"):
                 (self.out / sub).mkdir(parents=True, exist_ok=True)
@@ -120,30 +166,26 @@ class TraceRecorder:
             }
             if "audio" in info:  # the transcript channel: Whisper calls since the last step
                 line["asr_calls"] = int(info["audio"].get("model_calls", 0))
+                line["transcript"] = [
+                    {key: seg[key] for key in ("start", "end", "text", "stable") if key in seg}
+                    for seg in info["audio"].get("recent", [])
+                ]
             self._lines.write(json.dumps(line) + "\n")
             self._lines.flush()
             self._pull_audio()
 
     def _pull_audio(self) -> None:
         sandbox = self.base.sandbox
-        capture = sandbox.capture if sandbox is not None else None
-        if capture is None or not capture.alive():
+        if sandbox is None:
             return
-        total, origin = capture.position()
-        if self._next_sample is None:
-            if origin is None:
-                return
-            # Start at the episode's start.
-            self._next_sample = max(0, int((self.base.episode_start - origin) * RATE))
-            self._wav = wave.open(str(self.out / "speaker.wav"), "wb")
-            self._wav.setnchannels(1)
-            self._wav.setsampwidth(2)
-            self._wav.setframerate(RATE)
-        samples = capture.read(self._next_sample, total)
-        self._next_sample = total
-        assert self._wav is not None
-        pcm = np.clip(samples, -1.0, 1.0) * 32767.0
-        self._wav.writeframes(pcm.astype("<i2").tobytes())
+        if self._voice is None and "speech" in self.base.channels:
+            # The microphone's sink carries the agent's voice, as the page's recorder gets it.
+            self._voice = SpeakerCapture(
+                sandbox.audio, sandbox.workdir, device=f"{MIC_SINK}.monitor", name="parec-voice"
+            )
+            self._voice.start()
+        self._speaker.pull(sandbox.capture, self.base.episode_start)
+        self._voice_track.pull(self._voice, self.base.episode_start)
 
     def finish(self, result: dict[str, Any]) -> None:
         """Write the result line and close the files.
@@ -162,7 +204,8 @@ class TraceRecorder:
             with suppress(OSError):
                 self._lines.close()
             self._lines = None
-        if self._wav is not None:
-            with suppress(OSError):
-                self._wav.close()
-            self._wav = None
+        self._speaker.close()
+        self._voice_track.close()
+        if self._voice is not None:
+            self._voice.stop()
+            self._voice = None

@@ -32,9 +32,18 @@ class SpeakerCapture:
     does not skew the stamps.
     """
 
-    def __init__(self, audio: AudioServer, workdir: Path, seconds: float = 60.0):
+    def __init__(
+        self,
+        audio: AudioServer,
+        workdir: Path,
+        seconds: float = 60.0,
+        device: str = f"{SPEAKER_SINK}.monitor",
+        name: str = "parec",
+    ):
         self.audio = audio
         self.workdir = workdir
+        self.device = device  # any source: the microphone sink's monitor records the voice
+        self.name = name  # of its log file, and in errors
         self.capacity = int(seconds * RATE)
         self._ring = np.zeros(self.capacity, dtype=np.float32)
         self._total = 0  # samples received since start
@@ -46,17 +55,17 @@ class SpeakerCapture:
     def start(self) -> None:
         """Start the recorder and its reader thread."""
         self._proc = ChildProcess(
-            "parec",
+            self.name,
             [
                 "parec",
-                f"--device={SPEAKER_SINK}.monitor",
+                f"--device={self.device}",
                 f"--rate={RATE}",
                 "--channels=1",
                 "--format=float32le",
                 "--raw",
                 "--latency-msec=20",
             ],
-            log_path=self.workdir / "parec.log",
+            log_path=self.workdir / f"{self.name}.log",
             env=self.audio.client_env(),
             stdout=subprocess.PIPE,
         )
@@ -114,7 +123,8 @@ class SpeakerCapture:
             InfraError: the recorder died.
         """
         if not self.alive():
-            raise InfraError("the speaker capture (parec) died")
+            what = "speaker" if self.device == f"{SPEAKER_SINK}.monitor" else self.device
+            raise InfraError(f"the {what} capture ({self.name}) died")
         with self._lock:
             last = min(last, self._total)
             first = max(first, self._total - self.capacity, 0)

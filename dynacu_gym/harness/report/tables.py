@@ -162,7 +162,8 @@ def wilson_interval(successes: int, n: int) -> tuple[float, float] | None:
     denominator = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denominator
     half = _Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
-    return (max(0.0, centre - half) * 100, min(1.0, centre + half) * 100)
+    # The interval holds p; at p = 0 or 1 rounding would leave it a hair outside (1 - 1e-16).
+    return (max(0.0, min(p, centre - half)) * 100, min(1.0, max(p, centre + half)) * 100)
 
 
 def mcnemar_p(b: int, c: int) -> float:
