@@ -9,3 +9,4 @@ BACKENDS = ("local", "ray")  # where an evaluation's episodes run
 CHECKS = ("solvable", "null", "random", "nearmiss", "evidence", "silent")
 # The audit's step: an LLM agent's, a screenshot to a hosted model and back, and a short wait.
 STEP_S = 10.0
+VIDEO_FPS = 3.0  # a video's screen frames a second: the keyframe capture's default rate

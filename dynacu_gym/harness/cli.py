@@ -25,7 +25,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from dynacu_gym.harness.choices import BACKENDS, CHECKS, STEP_S
+from dynacu_gym.harness.choices import BACKENDS, CHECKS, STEP_S, VIDEO_FPS
 from dynacu_gym.modes import CLOCKS
 from dynacu_gym.runtime.process import exit_on_sigterm
 from dynacu_gym.tasks import CATEGORIES, TaskFormatError, catalogue_order, find_task, task_folders
@@ -240,6 +240,12 @@ def _add_agent_flags(p: argparse.ArgumentParser) -> None:
                    "medium or high (anthropic: a thinking budget)")  # fmt: skip
 
 
+def _add_video_fps(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--video-fps", type=float, default=VIDEO_FPS,
+                   help=f"frames a second of a video's screen (default: {VIDEO_FPS:g}, the "
+                   "keyframe capture's rate)")  # fmt: skip
+
+
 def _add_run_flags(p: argparse.ArgumentParser) -> None:
     """The agent, and which episodes it plays where: for ``eval`` and ``collect``."""
     _add_agent_flags(p)
@@ -296,6 +302,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         base_seed=args.seed,
         retry_infra=args.retry_infra,
         traces=args.traces,
+        video_fps=args.video_fps if args.video else None,
         env_options=_env_options(args),
         backend=args.backend,
         ray_address=args.ray_address,
@@ -377,27 +384,41 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
+    from pathlib import Path
+
     import gymnasium as gym
 
     import dynacu_gym  # noqa: F401 - registers the envs
     from dynacu_gym.harness.episode import run_episode
     from dynacu_gym.harness.runner import make_agent
-    from dynacu_gym.harness.trace import TraceRecorder
+    from dynacu_gym.harness.trace import VIDEO_FILE, TraceRecorder
 
+    if args.video and not args.video.endswith(".mp4"):
+        raise ValueError(f"--video: expected a file name ending in .mp4, got {args.video!r}")
+    # The video is made from a trace: a temporary one unless --record keeps it.
+    record = args.record or (tempfile.mkdtemp(prefix="dynacu-run-") if args.video else None)
     env = gym.make(f"DynaCU-{find_task(args.task).id}-v0", mode=args.mode)
     recorder = None
     try:
         agent = make_agent(_agent_spec(args), env, args.seed)
-        recorder = TraceRecorder(env, args.record) if args.record else None
+        video_fps = args.video_fps if args.video else None
+        recorder = TraceRecorder(env, record, video_fps) if record else None
         outcome = run_episode(
             env, agent, seed=args.seed, on_step=recorder.on_step if recorder else None
         )
         if recorder is not None:
             recorder.finish({"mode": args.mode, "agent": args.agent, **outcome.to_dict()})
+        if args.video:
+            assert record is not None
+            shutil.move(str(Path(record) / VIDEO_FILE), args.video)
     finally:
         if recorder is not None:
             recorder.close()
         env.close()
+        if record and not args.record:
+            shutil.rmtree(record, ignore_errors=True)
     print(
         f"{args.task} {args.mode} {args.agent}: {outcome.result} in {outcome.steps} steps, "
         f"{outcome.seconds:.1f} s" + (f"; trace in {args.record}" if args.record else "")
@@ -486,6 +507,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run again episodes recorded as infrastructure failures")  # fmt: skip
     p.add_argument("--traces", action="store_true",
                    help="keep each episode's trace in OUT/traces/ (for dynacu view)")  # fmt: skip
+    p.add_argument("--video", action="store_true",
+                   help="with --traces: each trace's episode.mp4 too")  # fmt: skip
+    _add_video_fps(p)
     p.set_defaults(func=_cmd_eval)
 
     p = sub.add_parser("collect", help="record episodes as chat turns for fine-tuning")
@@ -515,6 +539,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", default="aoi_full", help="observation mode (default: aoi_full)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--record", help="folder to save the trace in")
+    p.add_argument(
+        "--video",
+        metavar="FILE.mp4",
+        help="the episode as a video: the screen, its sound, the steps drawn over it",
+    )
+    _add_video_fps(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("audit", help="is every task solvable, unguessable, perceivable?")

@@ -51,13 +51,19 @@ CLOSE_TIMEOUT_S = 60.0
 class EpisodeActor:
     """A Ray actor's body: one :class:`EpisodeHost` on the node Ray chose."""
 
-    def __init__(self, agent: AgentSpec, env_options: dict[str, Any], traces: bool) -> None:
+    def __init__(
+        self,
+        agent: AgentSpec,
+        env_options: dict[str, Any],
+        traces: bool,
+        video_fps: float | None = None,
+    ) -> None:
         from dynacu_gym.runtime.reaper import start_reaper
 
         self._reaper = start_reaper()
         self._traces = Path(tempfile.mkdtemp(prefix="dynacu-actor-")) if traces else None
         self.agent = agent
-        self.host = EpisodeHost(agent, self._traces, env_options)
+        self.host = EpisodeHost(agent, self._traces, env_options, video_fps)
 
     def where(self) -> dict[str, Any]:
         """The node and process this actor runs in."""
@@ -102,6 +108,7 @@ def run_on_ray(
     traces: Path | None,
     env_options: dict[str, Any],
     address: str | None = None,
+    video_fps: float | None = None,
 ) -> None:
     """Run ``todo`` on Ray actors; called by :func:`dynacu_gym.harness.runner.evaluate`.
 
@@ -130,7 +137,8 @@ def run_on_ray(
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if cpus < 1:
             raise RuntimeError("the Ray cluster has no CPU to run an actor on")
-        _schedule(todo, agent, min(workers, cpus, len(todo)), record, traces, env_options)
+        slots = min(workers, cpus, len(todo))
+        _schedule(todo, agent, slots, record, traces, env_options, video_fps)
     finally:
         if own:
             ray.shutdown()
@@ -143,6 +151,7 @@ def _schedule(
     record: Callable[[dict[str, Any]], None],
     traces: Path | None,
     env_options: dict[str, Any],
+    video_fps: float | None = None,
 ) -> None:
     import ray
     from ray.exceptions import RayActorError, RayError
@@ -162,7 +171,7 @@ def _schedule(
         spawn_budget -= 1
         if spawn_budget < 0:
             raise RuntimeError("evaluation actors keep dying on the Ray cluster")
-        actors[slot] = remote.remote(agent, env_options, traces is not None)
+        actors[slot] = remote.remote(agent, env_options, traces is not None, video_fps)
         held[slot] = None
 
     def next_for(slot: int) -> int:

@@ -171,12 +171,14 @@ def run_one(
     env: Any | None = None,
     trace: Path | None = None,
     env_options: dict[str, Any] | None = None,
+    video_fps: float | None = None,
 ) -> dict[str, Any]:
     """Run one episode in this process and return its line.
 
     ``env``: reuse this env; ``trace``: save the episode's trace there (see
     :mod:`dynacu_gym.harness.trace`); ``env_options``: keyword arguments of the env (see
-    :func:`dynacu_gym.env.make_env`), used when this makes it and recorded in the line.
+    :func:`dynacu_gym.env.make_env`), used when this makes it and recorded in the line;
+    ``video_fps``: with a trace, record the screen too and make the trace's ``episode.mp4``.
     """
     import gymnasium as gym
 
@@ -189,7 +191,7 @@ def run_one(
         env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **(env_options or {}))
     recorder = None
     try:
-        recorder = TraceRecorder(env, trace) if trace is not None else None
+        recorder = TraceRecorder(env, trace, video_fps) if trace is not None else None
         outcome = run_episode(
             env,
             make_agent(agent, env, spec.seed),
@@ -294,10 +296,17 @@ class EpisodeHost:
     one.
     """
 
-    def __init__(self, agent: AgentSpec, traces: Path | None, env_options: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        agent: AgentSpec,
+        traces: Path | None,
+        env_options: dict[str, Any],
+        video_fps: float | None = None,
+    ) -> None:
         self.agent = agent
         self.traces = traces
         self.env_options = env_options
+        self.video_fps = video_fps
         self._env: Any = None
         self._key: tuple[str, str] | None = None
 
@@ -313,7 +322,9 @@ class EpisodeHost:
                 self._env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **self.env_options)
                 self._key = (spec.task, spec.mode)
             trace = trace_dir(self.traces, spec, self.agent) if self.traces is not None else None
-            return "done", run_one(spec, self.agent, self._env, trace, self.env_options)
+            return "done", run_one(
+                spec, self.agent, self._env, trace, self.env_options, self.video_fps
+            )
         except Exception as e:  # noqa: BLE001 - reported to the scheduler, which retries it
             tail = traceback.format_exc(limit=3).strip().splitlines()[-1]
             self.close()
@@ -333,6 +344,7 @@ def _worker(
     traces: Path | None,
     env_options: dict[str, Any],
     parent: int,
+    video_fps: float | None = None,
 ) -> None:
     """A worker process: run episodes from ``jobs`` on one :class:`EpisodeHost`.
 
@@ -342,7 +354,7 @@ def _worker(
     os.setsid()
     exit_on_sigterm()
     die_with_parent(parent)
-    host = EpisodeHost(agent, traces, env_options)
+    host = EpisodeHost(agent, traces, env_options, video_fps)
     try:
         while (item := jobs.get()) is not None:
             index, spec = item
@@ -448,6 +460,7 @@ def evaluate(
     env_options: dict[str, Any] | None = None,
     backend: str = "local",
     ray_address: str | None = None,
+    video_fps: float | None = None,
 ) -> list[dict[str, Any]]:
     """Run every episode of the plan not yet in ``out`` and return all of this plan's lines.
 
@@ -464,6 +477,8 @@ def evaluate(
         on_line: called with each new line (the CLI's progress bar uses its own).
         traces: save every episode's trace (records, screenshots, keyframes, speaker audio)
             under ``out/traces/`` (see :func:`trace_dir`).
+        video_fps: with ``traces``, also record the screen at this rate and make each trace's
+            ``episode.mp4`` (the screen, its sound, the steps; see :mod:`~.video`).
         env_options: keyword arguments of every env (e.g. ``{"max_keyframes": 8}``,
             ``{"clock": "paused"}``; see :func:`dynacu_gym.env.make_env`).
         backend: ``local`` (worker processes on this machine) or ``ray`` (actors on a Ray
@@ -488,6 +503,8 @@ def evaluate(
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     if ray_address is not None and backend != "ray":
         raise ValueError("ray_address is for the ray backend (backend='ray')")
+    if video_fps is not None and not traces:
+        raise ValueError("a video is made from a trace: video_fps needs traces=True (--traces)")
     if agent.name == "llm" or (agent.name not in BUILTIN_AGENTS and ":" not in agent.name):
         make_agent(agent, None)  # raises the clear error before any worker starts
     out.mkdir(parents=True, exist_ok=True)
@@ -528,10 +545,13 @@ def evaluate(
 
             run_on_ray(
                 todo, agent, workers, record, out if traces else None, env_options or {},
-                ray_address,
+                ray_address, video_fps,
             )  # fmt: skip
         elif todo:
-            _run_workers(todo, agent, workers, record, out if traces else None, env_options or {})
+            _run_workers(
+                todo, agent, workers, record, out if traces else None, env_options or {},
+                video_fps,
+            )  # fmt: skip
     return [existing[key_of(spec)] for spec in plan if key_of(spec) in existing]
 
 
@@ -547,6 +567,7 @@ def _run_workers(
     record: Callable[[dict[str, Any]], None],
     traces: Path | None = None,
     env_options: dict[str, Any] | None = None,
+    video_fps: float | None = None,
 ) -> None:
     """Run ``todo`` on worker processes; retry a crashed or infra-failed episode once."""
     ctx = mp.get_context("spawn")  # no inherited threads, browsers or locks
@@ -557,7 +578,7 @@ def _run_workers(
     procs: list[Any] = []
 
     def spawn() -> None:
-        args = (jobs, results, agent, traces, env_options or {}, os.getpid())
+        args = (jobs, results, agent, traces, env_options or {}, os.getpid(), video_fps)
         proc = ctx.Process(target=_worker, args=args, daemon=True)
         proc.start()
         procs.append(proc)

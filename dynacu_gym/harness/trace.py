@@ -12,6 +12,8 @@ Layout of ``DIR``::
     keyframes/0003-1.png the keyframes each step returned (keyframe modes)
     speaker.wav          what the page played, from the env's speaker (16 kHz mono)
     voice.wav            what the agent said, from the microphone's sink (modes that speak)
+    episode.mp4          with ``video_fps``: the screen recorded at that rate, its sound, and
+                         the steps and actions drawn over it (:mod:`~.video`)
     episode.json         the episode's result line
 
 The speaker audio is pulled from the env's speaker capture after every step, so the file holds
@@ -34,11 +36,14 @@ import numpy as np
 from dynacu_gym.imaging import save_png
 from dynacu_gym.runtime.audio import MIC_SINK
 from dynacu_gym.runtime.process import InfraError
+from dynacu_gym.runtime.recording import ScreenRecording
 from dynacu_gym.runtime.speaker import RATE, SpeakerCapture
 
 TRACE_FILE = "trace.jsonl"  # a trace's steps, one line each
 SPEAKER_FILE = "speaker.wav"  # what the page played
 VOICE_FILE = "voice.wav"  # what the agent said into the microphone (speaking modes)
+SCREEN_FILE = "screen.mp4"  # the screen recording, while the episode runs (video_fps)
+VIDEO_FILE = "episode.mp4"  # the episode as a video: screen, sound and steps (video_fps)
 OUTCOME_FILE = "episode.json"  # a trace's outcome (not a run's episodes.jsonl: EPISODES_FILE)
 EPISODE_FILE = OUTCOME_FILE  # its name before it was told apart from EPISODES_FILE
 _INFO_KEYS = ("task_result", "last_action_error", "timings", "speech", "infra_error")
@@ -104,10 +109,18 @@ class TraceRecorder:
         out: the trace directory (created; an existing trace in it is replaced).
     """
 
-    def __init__(self, env: Any, out: str | Path) -> None:
+    def __init__(self, env: Any, out: str | Path, video_fps: float | None = None) -> None:
         self.env = env
         self.base = env.unwrapped
         self.out = Path(out)
+        if video_fps is not None and self.base.clock != "realtime":
+            raise ValueError(
+                "a video records the screen as it runs: it needs the realtime clock, "
+                f"not {self.base.clock!r}"
+            )
+        self.video_fps = video_fps
+        self._screen: ScreenRecording | None = None
+        self._screen_offset = 0.0
         self._lines: TextIO | None = None
         self._speaker = _WavTrack(self.out / SPEAKER_FILE)
         self._voice_track = _WavTrack(self.out / VOICE_FILE)
@@ -117,6 +130,8 @@ class TraceRecorder:
                 (self.out / sub).mkdir(parents=True, exist_ok=True)
                 for old in (self.out / sub).glob("*"):
                     old.unlink()
+            for name in (SCREEN_FILE, VIDEO_FILE, VOICE_FILE):
+                (self.out / name).unlink(missing_ok=True)
             self._lines = (self.out / TRACE_FILE).open("w", encoding="utf-8")
         self.base.enable_speaker_capture()
 
@@ -173,6 +188,20 @@ class TraceRecorder:
             self._lines.write(json.dumps(line) + "\n")
             self._lines.flush()
             self._pull_audio()
+        self._start_screen()
+
+    def _start_screen(self) -> None:
+        sandbox = self.base.sandbox
+        if self.video_fps is None or self._screen is not None or sandbox is None:
+            return
+        display = sandbox.display
+        assert display.display is not None, "the sandbox runs, so its display does"
+        self._screen = ScreenRecording(
+            display.display, (display.width, display.height), self.out / SCREEN_FILE, self.video_fps
+        )
+        self._screen.start()
+        assert self._screen.started_at is not None
+        self._screen_offset = float(self.base.episode_time(self._screen.started_at))
 
     def _pull_audio(self) -> None:
         sandbox = self.base.sandbox
@@ -195,7 +224,14 @@ class TraceRecorder:
         """
         with self._writing():
             (self.out / OUTCOME_FILE).write_text(json.dumps(_json_safe(result), indent=2) + "\n")
+        screen = self._screen
         self.close()
+        if screen is not None:
+            from dynacu_gym.harness.video import compose_video
+
+            recording = self.out / SCREEN_FILE
+            compose_video(self.out, recording, self._screen_offset, self.out / VIDEO_FILE)
+            recording.unlink(missing_ok=True)
 
     def close(self) -> None:
         """Close the trace's files, keeping what reached the disk. Idempotent."""
@@ -204,6 +240,9 @@ class TraceRecorder:
             with suppress(OSError):
                 self._lines.close()
             self._lines = None
+        if self._screen is not None:
+            self._screen.stop()
+            self._screen = None
         self._speaker.close()
         self._voice_track.close()
         if self._voice is not None:

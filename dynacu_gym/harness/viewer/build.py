@@ -22,7 +22,13 @@ from typing import Any
 
 from dynacu_gym.harness.lines import load_episodes
 from dynacu_gym.harness.runner import EPISODES_FILE, TRACES_DIR, trace_name
-from dynacu_gym.harness.trace import OUTCOME_FILE, SPEAKER_FILE, TRACE_FILE, VOICE_FILE
+from dynacu_gym.harness.trace import (
+    OUTCOME_FILE,
+    SPEAKER_FILE,
+    TRACE_FILE,
+    VIDEO_FILE,
+    VOICE_FILE,
+)
 
 VIEW_DIR = "view"  # under the run folder
 STATIC = Path(__file__).parent / "static"
@@ -187,7 +193,7 @@ def episode_data(episode: Episode, rel: str) -> dict[str, Any]:
     problems = list(episode.problems)
     steps: list[dict[str, Any]] = []
     outcome: dict[str, Any] = {}
-    audio = voice = None
+    audio = voice = video = None
     if episode.trace is None:
         problems.append("no trace: run with --traces to see what the agent saw, heard and did")
     else:
@@ -213,6 +219,8 @@ def episode_data(episode: Episode, rel: str) -> dict[str, Any]:
             audio = f"{rel}/{SPEAKER_FILE}"
         else:
             problems.append(f"no speaker capture ({SPEAKER_FILE}): nothing to play")
+        if (trace / VIDEO_FILE).is_file():
+            video = f"{rel}/{VIDEO_FILE}"
         if (trace / VOICE_FILE).is_file():
             voice = f"{rel}/{VOICE_FILE}"
         elif any(s.get("speech") for s in steps):
@@ -243,6 +251,7 @@ def episode_data(episode: Episode, rel: str) -> dict[str, Any]:
         "steps": steps,
         "audio": audio,
         "voice": voice,
+        "video": video,
         "page_said": page_said,
         "transcript": _transcript(steps),
         "agent_said": agent_said,

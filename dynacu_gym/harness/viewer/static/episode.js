@@ -90,7 +90,7 @@
   let total = Math.max(1, ...ends.filter((t) => typeof t === "number"));
   const W = 1400, LEFT = 96, RIGHT = 12;
   const LANES = [
-    ["steps", "steps"], ["keyframes", "keyframes"], ["page said", "page-said"],
+    ["steps", "steps"], ["keyframes", "keyframes"], ["page script", "page-said"],
     ["transcript", "transcript"], ["agent said", "agent-said"], ["verdict", "verdict"],
   ];
   const LANE_H = 22, TOP = 8, AXIS_H = 22;
@@ -259,7 +259,7 @@
     line.infra_error ? el("ul", {class: "problems"}, el("li", {text: `infra error: ${line.infra_error}`})) : "",
     data.problems.length ? el("ul", {class: "problems"}, data.problems.map((p) => el("li", {text: p}))) : "",
     el("div", {class: "axis"}, axis),
-    el("div", {class: "legend muted"}, [["steps", "var(--accent)"], ["keyframes", "var(--key)"], ["page said", "var(--page)"],
+    el("div", {class: "legend muted"}, [["steps", "var(--accent)"], ["keyframes", "var(--key)"], ["page script (its own times)", "var(--page)"],
       ["transcript", "var(--heard)"], ["agent said", "var(--agent)"]].map(([n, c]) => el("span", {}, el("i", {style: `background:${c}`}), n)),
       el("span", {}, el("kbd", {text: "\u2190"}), " ", el("kbd", {text: "\u2192"}), " steps, ", el("kbd", {text: "space"}), " play")),
     el("div", {class: "controls"}, prev, next, playFrom, audio || el("span", {class: "muted", text: "no sound to play"}),
@@ -267,10 +267,12 @@
     steps.length ? el("div", {class: "stepview"}, shot, side) : el("p", {class: "muted", text: "No steps to show."}),
     steps.length ? [el("h2", {text: "Keyframes in this observation"}), keyframes,
       el("h2", {text: "The observation record"}), el("div", {class: "record"}, record)] : "",
+    data.video ? [el("h2", {text: "The episode as a video"}),
+      el("video", {controls: "", preload: "none", src: data.video, class: "episode-video"})] : "",
     el("div", {class: "lists"},
       el("div", {class: "card"}, el("h2", {text: "The transcript channel heard"}),
         data.transcript.length ? transcriptList : el("p", {class: "muted", text: "Nothing (a mode without the transcript, or a silent page)."})),
-      el("div", {class: "card"}, el("h2", {text: "The page said"}),
+      el("div", {class: "card"}, el("h2", {text: "The page's script says"}),
         data.page_said.length ? el("ol", {}, data.page_said.map((s) => el("li", {}, el("span", {class: "muted", text: `${secs(s.start)} ${s.who || ""} `}), s.text)))
           : el("p", {class: "muted", text: "No spoken lines."})),
       el("div", {class: "card"}, el("h2", {text: "The agent said, the page heard"}),
