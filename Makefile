@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS ?= asr,tts,clip,rl,report,ray,anthropic,openai,gemini,local-llm,dev
+EXTRAS ?= asr,tts,clip,rl,report,video,ray,anthropic,openai,gemini,local-llm,dev
 SYSTEM_PACKAGES := chromium xvfb pulseaudio pulseaudio-utils ffmpeg fonts-dejavu-core tesseract-ocr build-essential cmake
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_TASKS ?= A1,C1,E1,F1,H1,J1

@@ -102,3 +102,28 @@ def test_dynacu_run_video_records_a_real_episode_with_its_sound(tmp_path):
     assert float(np.sqrt(np.mean(sound**2))) > 0.005
     assert not (record / "screen.mp4").exists()  # only the composed video is kept
     assert main(["run", "A1", "--agent", "oracle", "--video", str(tmp_path / "x.avi")]) == 2
+
+
+@pytest.mark.browser
+def test_gymnasium_record_video_records_an_episode_from_render(tmp_path):
+    # The `video` extra (moviepy) is what gymnasium.wrappers.RecordVideo needs.
+    import gymnasium as gym
+    from gymnasium.wrappers import RecordVideo
+
+    import dynacu_gym  # noqa: F401 - registers the envs
+    from dynacu_gym import parse_action
+
+    env = gym.make("DynaCU-F1-v0", mode="standard", render_mode="rgb_array")
+    folder = tmp_path / "videos"  # a new folder: RecordVideo warns of one that exists
+    env = RecordVideo(env, str(folder), episode_trigger=lambda _: True, disable_logger=True)
+    try:
+        env.reset(seed=0)
+        for _ in range(4):
+            env.step(parse_action("wait 0.5"))
+    finally:
+        env.close()  # the recording is saved on close
+    (video,) = folder.glob("*.mp4")
+    stream = next(s for s in _probe(video)["streams"] if s["codec_type"] == "video")
+    assert (int(stream["width"]), int(stream["height"])) == (1280, 720)
+    assert int(stream["nb_frames"]) == 5  # the reset's frame and one a step
+    assert _frame(video, 0.0).std() > 5  # the page, not a blank frame
