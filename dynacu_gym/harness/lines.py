@@ -267,7 +267,24 @@ def load_episodes(path: str | Path) -> list[dict[str, Any]]:
     else:
         raise FileNotFoundError(f"{path}: no such file or directory")
 
+    episodes, _ = _read_files(files, strict=True)
+    return episodes
+
+
+def load_episodes_leniently(path: Path) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    """Like :func:`load_episodes` for one file, but a bad line is left out and named.
+
+    For a run still being written (its last line half out). Returns the episodes and
+    ``(file:line, what is wrong)`` of each bad line.
+    """
+    return _read_files([Path(path)], strict=False)
+
+
+def _read_files(
+    files: list[Path], strict: bool
+) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     by_key: dict[tuple[str, str, str, str | None, int], dict[str, Any]] = {}
+    bad: list[tuple[str, str]] = []
     for file in files:
         with file.open(encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
@@ -275,11 +292,17 @@ def load_episodes(path: str | Path) -> list[dict[str, Any]]:
                     continue
                 where = f"{file}:{number}"
                 try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise ValueError(
-                        f"{where}: not valid JSON ({e.msg}); expected one JSON object per line"
-                    ) from e
-                episode = _check_episode(obj, where)
+                    try:
+                        obj = json.loads(line)
+                    except json.JSONDecodeError as e:
+                        raise ValueError(
+                            f"{where}: not valid JSON ({e.msg}); expected one JSON object per line"
+                        ) from e
+                    episode = _check_episode(obj, where)
+                except ValueError as e:
+                    if strict:
+                        raise
+                    bad.append((where, str(e).removeprefix(f"{where}: ")))
+                    continue
                 by_key[episode_key(episode)] = episode
-    return list(by_key.values())
+    return list(by_key.values()), bad

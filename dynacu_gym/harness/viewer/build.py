@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dynacu_gym.harness.lines import load_episodes
+from dynacu_gym.harness.lines import load_episodes_leniently
 from dynacu_gym.harness.runner import EPISODES_FILE, TRACES_DIR, trace_name
 from dynacu_gym.harness.trace import (
     OUTCOME_FILE,
@@ -58,23 +58,8 @@ def _read_lines(path: Path) -> tuple[list[dict[str, Any]], list[Problem]]:
     """The run's episode lines; a line that does not load is a problem, not an error."""
     if not path.is_file():
         return [], [Problem(str(path), "no episode lines (not a run folder, or none finished)")]
-    try:
-        return load_episodes(path), []
-    except ValueError:
-        pass  # one bad line (a run still being written): keep the good ones, name the bad
-    good, problems = [], []
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not text.strip():
-            continue
-        single = path.parent / f".view-line-{number}.jsonl"
-        try:
-            single.write_text(text + "\n", encoding="utf-8")
-            good.extend(load_episodes(single))
-        except ValueError as e:
-            problems.append(Problem(f"{path}:{number}", str(e).split(": ", 1)[-1]))
-        finally:
-            single.unlink(missing_ok=True)
-    return good, problems
+    episodes, bad = load_episodes_leniently(path)
+    return episodes, [Problem(where, what) for where, what in bad]
 
 
 def _read_json_lines(path: Path) -> tuple[list[dict[str, Any]], str]:
