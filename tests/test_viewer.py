@@ -16,7 +16,7 @@ from dynacu_gym.harness.runner import trace_name
 from dynacu_gym.harness.trace import OUTCOME_FILE, TRACE_FILE
 from dynacu_gym.harness.viewer import VIEW_DIR, build_site, gather, serve
 from dynacu_gym.imaging import save_png
-from dynacu_gym.runtime.browser import CHROMIUM
+from dynacu_gym.runtime.chromium import find_chromium
 
 FIXTURE_LINE = json.loads(
     (Path(__file__).parent / "fixtures" / "episodes" / "run-1.jsonl").read_text().splitlines()[0]
@@ -208,9 +208,10 @@ def test_gather_matches_lines_to_traces(run):
 def browser():
     from playwright.sync_api import sync_playwright
 
+    executable = find_chromium()
     with sync_playwright() as p:
         chromium = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--autoplay-policy=no-user-gesture-required"]
+            executable_path=executable, args=["--autoplay-policy=no-user-gesture-required"]
         )
         yield chromium
         chromium.close()

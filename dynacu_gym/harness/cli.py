@@ -13,6 +13,8 @@ dynacu run ID --agent A --mode M --record DIR
 dynacu audit --tasks T --out DIR    is every task solvable, unguessable, and in need of the
                                     channel it claims? audit.md and audit.jsonl; resumable
 dynacu audit-merge DIR... --out D   one audit from audits run in parts; flags changed tasks
+dynacu doctor [--json]              is every part a run needs installed? each missing one
+                                    with the command that installs it; non-zero if any is
 """
 
 from __future__ import annotations
@@ -575,6 +577,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="*", help="task ids or patterns (default: all)")
     p.add_argument("--force", action="store_true", help="render even if current")
     p.set_defaults(func=_cmd_render_audio)
+
+    from dynacu_gym.harness import doctor
+
+    doctor.add_parser(sub)
     return parser
 
 

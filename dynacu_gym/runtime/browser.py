@@ -8,7 +8,6 @@ it work through a queue. Envs are then independent of each other and of the call
 from __future__ import annotations
 
 import queue
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -17,12 +16,11 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, TypeVar
 
-from dynacu_gym.errors import BrowserCrashed, InfraError
+from dynacu_gym.errors import BrowserCrashed
+from dynacu_gym.runtime.chromium import find_chromium
 from dynacu_gym.runtime.elements import ELEMENTS_INIT_SCRIPT
 
 T = TypeVar("T")
-
-CHROMIUM = "/usr/bin/chromium"
 
 # Flags for a closed network (no update checks, no sync, no QUIC probes) and a full-screen,
 # sound-playing, microphone-granting kiosk. Host resolution outside 127.0.0.1 fails, so even a
@@ -235,6 +233,7 @@ class Browser:
         self.width = width
         self.height = height
         self.blocked_requests: list[str] = []
+        self.executable: Path | None = None  # the Chromium launched (found at each start)
         self._jobs: queue.Queue[tuple[Callable[[], Any], Future] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._page: Any = None
@@ -247,9 +246,18 @@ class Browser:
     # ---- lifecycle -------------------------------------------------------------------------
 
     def start(self, timeout: float = 30.0) -> None:
-        """Launch Chromium and open its page; raises :class:`InfraError` on failure."""
-        if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
-            raise InfraError(f"Chromium is not installed at {CHROMIUM}; run `make setup`")
+        """Launch Chromium and open its page.
+
+        Args:
+            timeout: seconds allowed for the launch and the first page.
+
+        Raises:
+            ChromiumNotFound: no Chromium to drive (the message says where it looked); raised
+                before anything starts.
+            BrowserCrashed: the launch took longer than ``timeout``, or the browser died
+                while starting.
+        """
+        self.executable = find_chromium()
         self._thread = threading.Thread(target=self._serve, name="dynacu-browser", daemon=True)
         self._thread.start()
         self.call(self._launch, timeout=timeout)
@@ -264,7 +272,7 @@ class Browser:
         profile.mkdir(parents=True, exist_ok=True)
         self._context = self._playwright.chromium.launch_persistent_context(
             str(profile),
-            executable_path=CHROMIUM,
+            executable_path=str(self.executable),
             headless=False,
             no_viewport=True,
             args=[*CHROMIUM_ARGS, f"--window-size={self.width},{self.height}"],
