@@ -224,8 +224,12 @@ def _substitute(path: Path, value: Any, values: dict[str, Any], used: set[str]) 
     return VARIABLE.sub(fill, value)
 
 
-def _read_id(top: _Table, folder: Path) -> tuple[str, str, str]:
-    """``id``: the task's id, category and number, which its folder must match."""
+def _read_id(top: _Table, folder: Path, own_suite: bool) -> tuple[str, str, str]:
+    """``id``: the task's id, category and number, which its folder must match.
+
+    The benchmark's own tasks use its categories; a user's suite (``own_suite``) may use any
+    capital letter.
+    """
     path = top.path
     task_id = top.get(
         "id", "a task id like 'A1'", lambda v: isinstance(v, str) and bool(TASK_ID.match(v))
@@ -241,7 +245,7 @@ def _read_id(top: _Table, folder: Path) -> tuple[str, str, str]:
             f"{path}: 'id' {task_id!r} does not match the folder; expected "
             f"tasks/{category}/{int(number)}-<slug>/"
         )
-    if category not in CATEGORIES:
+    if not own_suite and category not in CATEGORIES:
         raise TaskFormatError(
             f"{path}: 'id': unknown category {category!r}; expected one of {', '.join(CATEGORIES)}"
         )
@@ -388,12 +392,15 @@ def _check_follows(path: Path, evidence: list[Evidence], solution: list[Solution
             where.fail("follows", "for visual evidence, a step that does not speak", item.follows)
 
 
-def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
+def load_task(folder: str | Path, variant: int = 0, namespace: str | None = None) -> TaskSpec:
     """Load and validate ``folder/task.toml``, with variant number ``variant`` filled in.
 
     A task may list ``[[variants]]``, each giving values to the same names; ``${NAME}`` in any
     string of the file (config, script, answers, evidence, solution, instruction) stands for
     the chosen variant's value. Variant 0 is the task as the benchmark plays it.
+
+    ``namespace`` loads a task of a user's suite: its id becomes ``NAMESPACE/ID`` and its
+    category may be any capital letter.
 
     Raises:
         TaskFormatError: the file is missing, is not TOML, or breaks the format; the message
@@ -422,8 +429,9 @@ def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
         raise TaskFormatError(f"{path}: [[variants]] name {unused[0]!r}, which no ${{...}} uses")
 
     top = _Table(path, raw, "")
-    task_id, category, number = _read_id(top, folder)
-    got_category = top.choice("category", tuple(CATEGORIES), default=category)
+    task_id, category, number = _read_id(top, folder, own_suite=namespace is not None)
+    categories = tuple(CATEGORIES) if namespace is None else (category,)
+    got_category = top.choice("category", categories, default=category)
     if got_category != category:
         top.fail("category", f"{category!r} (from the id)", got_category)
     title = top.string("title")
@@ -479,7 +487,7 @@ def load_task(folder: str | Path, variant: int = 0) -> TaskSpec:
     _check_follows(path, evidence, solution)
 
     return TaskSpec(
-        id=task_id,
+        id=task_id if namespace is None else f"{namespace}/{task_id}",
         title=title,
         category=category,
         number=int(number),
