@@ -48,15 +48,18 @@ def test_a_registered_suite_loads_under_its_namespace(suite):
 def test_the_task_path_names_a_suite_under_another_namespace(suite, monkeypatch):
     monkeypatch.setenv(TASK_PATH_VAR, f"lab2={suite}")
     assert find_task("lab2/Z1").id == "lab2/Z1"
-    with pytest.raises(ValueError, match="no suite 'mylab'.*suites: lab2"):
+    with pytest.raises(ValueError, match="no suite 'mylab'.*suites: lab2.*register_suite"):
         find_task("mylab/Z1")
     with pytest.raises(ValueError, match="no task 'lab2/Z2' under "):
         find_task("lab2/Z2")
 
 
 def test_bad_suites_are_refused_with_what_was_expected(suite, tmp_path, monkeypatch):
-    with pytest.raises(TaskFormatError, match="no such task folder"):
+    with pytest.raises(TaskFormatError, match="no such folder"):
         register_suite(tmp_path / "absent")
+    with pytest.raises(TaskFormatError, match="is the benchmark's own tasks"):
+        register_suite(task_folders()["A1"].parent.parent)
+    assert TASK_PATH_VAR not in os.environ  # a refused suite is not added
     with pytest.raises(TaskFormatError, match="the benchmark's own"):
         register_suite(suite, namespace="dynacu")
     with pytest.raises(TaskFormatError, match="namespace 'my lab' is not valid"):

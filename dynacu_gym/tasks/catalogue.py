@@ -69,6 +69,18 @@ def _check_namespace(namespace: str, where: str) -> None:
         )
 
 
+def _check_suite(namespace: str, folder: Path, where: str) -> None:
+    """Refuse a suite with a bad or reserved namespace, or a missing folder.
+
+    The benchmark's own tasks are refused too: their ids carry no namespace.
+    """
+    _check_namespace(namespace, where)
+    if not folder.is_dir():
+        raise TaskFormatError(f"{where}: {folder}: no such folder")
+    if folder.is_relative_to(tasks_root().resolve()):
+        raise TaskFormatError(f"{where}: {folder} is the benchmark's own tasks")
+
+
 def suite_folders(folder: Path) -> dict[str, Path]:
     """Local task id (``"Z1"``) -> folder, for every task of a suite folder.
 
@@ -120,11 +132,7 @@ def suites() -> dict[str, Path]:
             continue
         namespace, folder = _parse_entry(entry)
         where = f"${TASK_PATH_VAR} entry {entry!r}"
-        _check_namespace(namespace, where)
-        if not folder.is_dir():
-            raise TaskFormatError(f"{where}: {folder}: no such folder")
-        if folder == tasks_root().resolve() or folder.is_relative_to(tasks_root().resolve()):
-            raise TaskFormatError(f"{where}: {folder} is the benchmark's own tasks")
+        _check_suite(namespace, folder, where)
         if namespace in found and found[namespace] != folder:
             raise TaskFormatError(
                 f"{where}: namespace {namespace!r} is already {found[namespace]}; give one of "
@@ -141,14 +149,12 @@ def register_suite(folder: str | Path, namespace: str | None = None) -> tuple[st
     Registering the same folder under the same namespace again changes nothing.
 
     Raises:
-        TaskFormatError: the folder is missing or holds no task, the namespace is bad,
-            reserved or another folder's, or a task does not load.
+        TaskFormatError: the folder is missing, holds no task or is the benchmark's own, the
+            namespace is bad, reserved or another folder's, or a task does not load.
     """
     path = Path(folder).expanduser().resolve()
     namespace = path.name if namespace is None else namespace
-    _check_namespace(namespace, f"{path}")
-    if not path.is_dir():
-        raise TaskFormatError(f"{path}: no such task folder")
+    _check_suite(namespace, path, "register_suite")
     held = suites()
     if namespace in held and held[namespace] != path:
         raise TaskFormatError(
@@ -190,7 +196,8 @@ def find_task(task_id: str) -> TaskSpec:
             known = ", ".join(sorted(held)) or f"none: ${TASK_PATH_VAR} names no suite"
             raise ValueError(
                 f"no task {task_id!r}: no suite {namespace!r} is registered (suites: {known}); "
-                f"add its folder to ${TASK_PATH_VAR} or call dynacu_gym.register_tasks"
+                f"add its folder to ${TASK_PATH_VAR} or call "
+                f"dynacu_gym.tasks.catalogue.register_suite"
             )
         folders = suite_folders(held[namespace])
         where = str(held[namespace])
