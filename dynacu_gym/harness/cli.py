@@ -30,7 +30,15 @@ from typing import Any
 from dynacu_gym.harness.choices import BACKENDS, CHECKS, STEP_S, VIDEO_FPS
 from dynacu_gym.modes import CLOCKS
 from dynacu_gym.runtime.process import exit_on_sigterm
-from dynacu_gym.tasks import CATEGORIES, TaskFormatError, catalogue_order, find_task, task_folders
+from dynacu_gym.tasks import (
+    CATEGORIES,
+    TaskFormatError,
+    all_task_folders,
+    catalogue_order,
+    file_stem,
+    find_task,
+    gym_id,
+)
 
 
 def _names(listed: str) -> list[str]:
@@ -44,7 +52,7 @@ def select_tasks(patterns: str | None) -> list[str]:
     Raises:
         ValueError: a pattern matches no task.
     """
-    ids = sorted(task_folders(), key=catalogue_order)
+    ids = sorted(all_task_folders(), key=catalogue_order)
     if not patterns:
         return ids
     chosen: list[str] = []
@@ -64,7 +72,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         rows.append(
             (
                 task.gym_id,
-                CATEGORIES[task.category],
+                CATEGORIES.get(task.category, f"category {task.category}"),
                 task.tier,
                 "+".join(task.axes),
                 f"{task.duration_s:g}s",
@@ -92,7 +100,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             unavailable += 1
             rows.append((task_id, f"not run: needs mode {mode}, not built yet", "-", "-"))
             continue
-        env = gym.make(f"DynaCU-{task_id}-v0", mode=mode)
+        env = gym.make(gym_id(task_id), mode=mode)
         try:
             outcome = run_episode(env, OracleAgent(env), seed=args.seed)
         finally:
@@ -140,7 +148,8 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         for t in times:
             time.sleep(max(0.0, t - env.elapsed))
             path = save_png(
-                env.sandbox.display.grab(), Path(args.out) / f"{env.task.id}-{t:05.1f}s.png"
+                env.sandbox.display.grab(),
+                Path(args.out) / f"{file_stem(env.task.id)}-{t:05.1f}s.png",
             )
             print(path)
     finally:
@@ -401,7 +410,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise ValueError(f"--video: expected a file name ending in .mp4, got {args.video!r}")
     # The video is made from a trace: a temporary one unless --record keeps it.
     record = args.record or (tempfile.mkdtemp(prefix="dynacu-run-") if args.video else None)
-    env = gym.make(f"DynaCU-{find_task(args.task).id}-v0", mode=args.mode)
+    env = gym.make(find_task(args.task).gym_id, mode=args.mode)
     recorder = None
     try:
         agent = make_agent(_agent_spec(args), env, args.seed)

@@ -19,6 +19,9 @@ can close it.
 
 Every node needs what a local run needs: the system packages (Chromium, Xvfb, PulseAudio,
 ffmpeg), ``dynacu-gym`` with its models, and the same Ray and Python versions as the driver.
+A user's suites reach the actors through ``$DYNACU_TASK_PATH`` as the driver has it (the
+driver's :func:`dynacu_gym.register_tasks` calls included), so each node must hold the
+suites' folders at the same paths.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from dynacu_gym.harness.runner import (
     EpisodeSpec,
     trace_dir,
 )
+from dynacu_gym.tasks.catalogue import TASK_PATH_VAR
 
 RAY_EXTRA = "pip install 'dynacu-gym[ray]'"
 CLOSE_TIMEOUT_S = 60.0
@@ -156,7 +160,11 @@ def _schedule(
     import ray
     from ray.exceptions import RayActorError, RayError
 
-    remote = ray.remote(num_cpus=1, max_restarts=0)(EpisodeActor)
+    # A user's suites travel by name: the actors read $DYNACU_TASK_PATH as this process has it,
+    # so every node must hold the suites' folders at the same paths.
+    task_path = os.environ.get(TASK_PATH_VAR, "")
+    suites = {"env_vars": {TASK_PATH_VAR: task_path}} if task_path else {}
+    remote = ray.remote(num_cpus=1, max_restarts=0, runtime_env=suites)(EpisodeActor)
     waiting: collections.deque[int] = collections.deque()
     attempts = Attempts(todo, agent, record, waiting.append, env_options)
     for index in range(len(todo)):

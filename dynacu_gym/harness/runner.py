@@ -157,7 +157,7 @@ def trace_name(task: str, mode: str, agent: str, model: str | None, repeat: int)
     becomes ``_``), so the traces of two models in one run stay apart.
     """
     who = f"{agent}-{re.sub(r'[^A-Za-z0-9._-]', '_', model)}" if model else agent
-    return f"{task}-{mode}-{who}-{repeat}"
+    return f"{task.replace('/', '_')}-{mode}-{who}-{repeat}"  # a suite's "mylab/Z1": mylab_Z1
 
 
 def trace_dir(out: Path, spec: EpisodeSpec, agent: AgentSpec) -> Path:
@@ -185,10 +185,11 @@ def run_one(
     import dynacu_gym  # noqa: F401 - registers the envs
     from dynacu_gym.harness.episode import run_episode
     from dynacu_gym.harness.trace import TraceRecorder
+    from dynacu_gym.tasks import gym_id
 
     own = env is None
     if env is None:
-        env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **(env_options or {}))
+        env = gym.make(gym_id(spec.task), mode=spec.mode, **(env_options or {}))
     recorder = None
     try:
         recorder = TraceRecorder(env, trace, video_fps) if trace is not None else None
@@ -315,11 +316,12 @@ class EpisodeHost:
         import gymnasium as gym
 
         import dynacu_gym  # noqa: F401 - registers the envs
+        from dynacu_gym.tasks import gym_id
 
         try:
             if self._key != (spec.task, spec.mode):
                 self.close()
-                self._env = gym.make(f"DynaCU-{spec.task}-v0", mode=spec.mode, **self.env_options)
+                self._env = gym.make(gym_id(spec.task), mode=spec.mode, **self.env_options)
                 self._key = (spec.task, spec.mode)
             trace = trace_dir(self.traces, spec, self.agent) if self.traces is not None else None
             return "done", run_one(

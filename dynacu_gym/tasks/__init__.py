@@ -6,7 +6,8 @@ Errors name the file, the field and what was expected.
   solution) and the format's vocabulary (categories, tiers, axes, placeholders).
 - :mod:`.loader`: :func:`load_task`, one reader per section of the file, and the variants.
 - :mod:`.apps`: the shared apps and the ``[config]`` keys each declares.
-- :mod:`.catalogue`: every task folder under the tasks root by id; :func:`find_task`.
+- :mod:`.catalogue`: every task folder under the tasks root by id, the user's suites
+  (``$DYNACU_TASK_PATH``, :func:`register_suite`); :func:`find_task`.
 - :mod:`.answers`: answer normalisation and hashing (mirrored in ``dynacu-task.js``).
 - :mod:`.audio_assets`: a script's speech rendered with piper, and the hash that dates it.
 
@@ -17,7 +18,16 @@ from __future__ import annotations
 
 from dynacu_gym.errors import TaskFormatError
 from dynacu_gym.tasks.apps import CONFIG_KEYS_FILE, ConfigKeys, app_folder
-from dynacu_gym.tasks.catalogue import catalogue_order, find_task, task_folders
+from dynacu_gym.tasks.catalogue import (
+    TASK_PATH_VAR,
+    all_task_folders,
+    catalogue_order,
+    find_task,
+    register_suite,
+    suite_folders,
+    suites,
+    task_folders,
+)
 from dynacu_gym.tasks.loader import load_task
 from dynacu_gym.tasks.spec import (
     AXES,
@@ -35,6 +45,8 @@ from dynacu_gym.tasks.spec import (
     SolutionStep,
     Speaker,
     TaskSpec,
+    file_stem,
+    gym_id,
 )
 
 __all__ = [
@@ -47,6 +59,7 @@ __all__ = [
     "PAGE_PLACEHOLDER",
     "PLACEHOLDER",
     "TASK_ID",
+    "TASK_PATH_VAR",
     "TIERS",
     "AnswerSpec",
     "ConfigKeys",
@@ -56,9 +69,15 @@ __all__ = [
     "Speaker",
     "TaskFormatError",
     "TaskSpec",
+    "all_task_folders",
     "app_folder",
     "catalogue_order",
+    "file_stem",
     "find_task",
+    "gym_id",
     "load_task",
+    "register_suite",
+    "suite_folders",
+    "suites",
     "task_folders",
 ]

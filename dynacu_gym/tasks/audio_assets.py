@@ -23,7 +23,7 @@ from typing import Any
 from dynacu_gym.errors import AudioNotRendered
 from dynacu_gym.paths import VARIANT_URL, cache_root
 from dynacu_gym.perception.tts import DEFAULT_VOICE, Voice, load_voice
-from dynacu_gym.tasks.spec import Speaker, TaskSpec
+from dynacu_gym.tasks.spec import Speaker, TaskSpec, file_stem
 
 AUDIO_DIR = "audio"
 MANIFEST = "manifest.json"
@@ -51,7 +51,7 @@ def audio_dir(task: TaskSpec) -> Path:
     """Where the task's clips are: its folder's ``audio/`` for variant 0, else the cache."""
     if task.variant == 0:
         return task.root / AUDIO_DIR
-    return cache_root() / "audio" / f"{task.id}-{script_hash(task)[:16]}"
+    return cache_root() / "audio" / f"{file_stem(task.id)}-{script_hash(task)[:16]}"
 
 
 def read_manifest(task: TaskSpec) -> dict[str, Any] | None:

@@ -5,7 +5,8 @@ A *suite* is a folder of the user's own in the same layout (``<Cat>/<N>-<slug>/t
 named by a namespace; its tasks are ``"<namespace>/<Cat><N>"`` (``"mylab/Z1"``), so they never
 collide with the benchmark's. Suites come from ``$DYNACU_TASK_PATH`` (entries separated by
 ``os.pathsep``, each ``FOLDER`` or ``NAMESPACE=FOLDER``; the namespace is the folder's name
-unless given) and from :func:`register_suite`, which adds its folder to this process's
+unless given) and from :func:`register_suite` (``dynacu_gym.register_tasks`` registers the
+suite's envs with it), which adds its folder to this process's
 ``$DYNACU_TASK_PATH``, so worker processes and Ray jobs started after it know the suite too.
 """
 
@@ -37,13 +38,6 @@ def catalogue_order(task_id: str) -> tuple[str, str, int]:
     """
     namespace, _, local = task_id.rpartition("/")
     return namespace, local[0], int(local[1:])
-
-
-def gym_id(task_id: str) -> str:
-    """The Gymnasium id of a task: ``DynaCU-B3-v0``, or ``mylab/Z1-v0`` for a suite's."""
-    if "/" in task_id:
-        return f"{task_id}-v0"
-    return f"DynaCU-{task_id}-v0"
 
 
 def task_folders(root: Path | None = None) -> dict[str, Path]:
@@ -197,7 +191,7 @@ def find_task(task_id: str) -> TaskSpec:
             raise ValueError(
                 f"no task {task_id!r}: no suite {namespace!r} is registered (suites: {known}); "
                 f"add its folder to ${TASK_PATH_VAR} or call "
-                f"dynacu_gym.tasks.catalogue.register_suite"
+                f"dynacu_gym.register_tasks(FOLDER, namespace={namespace!r})"
             )
         folders = suite_folders(held[namespace])
         where = str(held[namespace])

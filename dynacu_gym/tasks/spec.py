@@ -149,6 +149,21 @@ class SolutionStep:
         return self.action.lstrip().lower().startswith("speak")
 
 
+def gym_id(task_id: str) -> str:
+    """The Gymnasium id of a task: ``DynaCU-B3-v0``, or ``mylab/Z1-v0`` for a suite's."""
+    if "/" in task_id:
+        return f"{task_id}-v0"
+    return f"DynaCU-{task_id}-v0"
+
+
+def file_stem(task_id: str) -> str:
+    """A task id as a file name can hold it: ``B3``, or ``mylab_Z1`` for ``mylab/Z1``.
+
+    The local id never holds a ``_``, so the last one parts the namespace from it.
+    """
+    return task_id.replace("/", "_")
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """A validated task."""
@@ -183,8 +198,8 @@ class TaskSpec:
 
     @property
     def gym_id(self) -> str:
-        """The Gymnasium id, e.g. ``DynaCU-A1-v0``."""
-        return f"DynaCU-{self.id}-v0"
+        """The Gymnasium id, e.g. ``DynaCU-A1-v0``, or ``mylab/Z1-v0`` for a suite's task."""
+        return gym_id(self.id)
 
     @property
     def solution_speaks(self) -> bool:

@@ -19,7 +19,7 @@ from dynacu_gym.harness.audit.judges import (
 from dynacu_gym.harness.choices import CHECKS
 from dynacu_gym.harness.runner import read_lines
 from dynacu_gym.modes import MODES
-from dynacu_gym.tasks import catalogue_order, find_task, task_folders
+from dynacu_gym.tasks import all_task_folders, catalogue_order, find_task
 
 
 def write_audit(
@@ -62,7 +62,7 @@ def merge_audits(folders: list[Path]) -> tuple[list[dict[str, Any]], list[str], 
     by_task: dict[str, list[dict[str, Any]]] = {}
     for (task, _, _), rows in groups.items():
         by_task.setdefault(task, []).extend(rows)
-    catalogue = task_folders()
+    catalogue = all_task_folders()
     unknown = sorted(set(by_task) - set(catalogue))
     if unknown:
         raise AuditError(f"the audits name tasks not in the catalogue: {', '.join(unknown)}")

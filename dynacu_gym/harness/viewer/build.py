@@ -95,14 +95,14 @@ def gather(run: Path) -> tuple[list[Episode], list[Problem]]:
 
 def _script(task_id: str, variant: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The task's title and instruction, and the lines its page says (start, end, who, words)."""
-    from dynacu_gym.tasks import load_task, task_folders
+    from dynacu_gym.tasks import all_task_folders, load_task
     from dynacu_gym.tasks.audio_assets import read_manifest, spoken_lines
 
-    folder = task_folders().get(task_id)
-    if folder is None:
-        return {}, []
     try:
-        task = load_task(folder, variant)
+        folder = all_task_folders().get(task_id)
+        if folder is None:
+            return {}, []
+        task = load_task(folder, variant, namespace=task_id.rpartition("/")[0] or None)
     except (ValueError, OSError):
         return {}, []
     manifest = read_manifest(task) if task.variant == 0 else None
