@@ -9,6 +9,7 @@ audio evidence of the task is in any list. Clicks on elements land on their cent
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import shutil
 import subprocess
@@ -46,13 +47,11 @@ WORD = re.compile(r"[A-Za-z0-9]{3,}")
 # ---- reading a box back ---------------------------------------------------------------------
 
 
-def _ocr(image: np.ndarray, element: dict[str, Any], folder: Path) -> str:
-    """What tesseract reads in the element's box, at three and at five times its size."""
-    return "\n".join(_ocr_at(image, element, folder, scale) for scale in (3, 5))
+SCALES = (3, 5)  # each box is read enlarged three and five times
 
 
-def _ocr_at(image: np.ndarray, element: dict[str, Any], folder: Path, scale: int) -> str:
-    """What tesseract reads in the element's box of ``image``, enlarged ``scale`` times.
+def _crop(image: np.ndarray, element: dict[str, Any], scale: int, path: Path) -> Path:
+    """The element's box of ``image``, enlarged ``scale`` times, saved for tesseract.
 
     A text's box is its glyphs', so it gets a margin; a control's is its border's, which
     tesseract reads as noise, so it is cut 3 px inside. The crop is stretched to full
@@ -64,15 +63,45 @@ def _ocr_at(image: np.ndarray, element: dict[str, Any], folder: Path, scale: int
     crop = crop.convert("L").resize((crop.width * scale, crop.height * scale))
     crop = ImageOps.autocontrast(crop)
     crop = ImageOps.expand(crop, 20, fill=int(crop.getpixel((0, 0))))
-    path = folder / f"{element['index']}-{scale}.png"
     crop.save(path)
+    return path
+
+
+def _tesseract(paths: list[Path], folder: Path) -> list[str]:
+    """What tesseract reads in each image, in one process for them all.
+
+    Given a list of images, tesseract writes each page's text followed by a form feed, a
+    blank page's as nothing, so the output splits into one part per image.
+    """
+    listing = folder / f"list-{paths[0].stem}.txt"
+    listing.write_text("".join(f"{p}\n" for p in paths))
     out = subprocess.run(
-        [shutil.which("tesseract") or "tesseract", str(path), "stdout", "--psm", "6"],
+        [shutil.which("tesseract") or "tesseract", str(listing), "stdout", "--psm", "6"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
+        env={**os.environ, "OMP_THREAD_LIMIT": "1"},  # two processes share the two cores
     )
-    return out.stdout
+    pages = out.stdout.split("\f")
+    if len(pages) == len(paths) + 1 and not pages[-1].strip():
+        pages.pop()  # a separator after the last page too, where a version writes one
+    assert len(pages) == len(paths), f"tesseract read {len(pages)} pages of {len(paths)}"
+    return pages
+
+
+def _ocr(image: np.ndarray, elements: list[dict[str, Any]], folder: Path) -> list[str]:
+    """What tesseract reads in each element's box, at each of :data:`SCALES`, one text each."""
+    paths = [
+        _crop(image, e, scale, folder / f"{i}-{scale}.png")
+        for i, e in enumerate(elements)
+        for scale in SCALES
+    ]
+    half = len(elements) // 2 * len(SCALES)
+    chunks = [chunk for chunk in (paths[:half], paths[half:]) if chunk]
+    with ThreadPoolExecutor(2) as pool:
+        read = list(pool.map(lambda chunk: _tesseract(chunk, folder), chunks))
+    pages = [page for part in read for page in part]
+    return ["\n".join(pages[i : i + len(SCALES)]) for i in range(0, len(pages), len(SCALES))]
 
 
 def _readable(text: str, ocr_text: str) -> bool:
@@ -95,8 +124,8 @@ def _shown(element: dict[str, Any]) -> str:
 def unreadable(image: np.ndarray, elements: list[dict[str, Any]]) -> tuple[int, list[str]]:
     """How many listed texts were checked, and those OCR could not read back in their box."""
     checked = [e for e in elements if WORD.search(_shown(e))]
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(2) as pool:
-        texts = list(pool.map(lambda e: _ocr(image, e, Path(tmp)), checked))
+    with tempfile.TemporaryDirectory() as tmp:
+        texts = _ocr(image, checked, Path(tmp))
     return len(checked), [
         f"[{e['index']}] {e['role']} {_shown(e)!r} read as {t.strip()!r}"
         for e, t in zip(checked, texts, strict=True)

@@ -93,15 +93,15 @@ def test_spoken_answer_decides_a_listening_page(said, expected):
     try:
         env.reset(seed=0)
         _until(env, "document.querySelector('#status.listening')")
-        t = time.monotonic()
         obs, _, terminated, _, info = env.step({"type": "speak", "text": said})
-        returned = time.monotonic() - t
         speech = info["speech"]
         assert not terminated and obs["last_action_error"] == ""
-        # The step returns once the speech is scheduled, well before it has been said.
+        # The step returns once the speech is scheduled, before it has been said: on the
+        # page's clock, not the wall's (the step's own synthesis and observation took 0.6 to
+        # 1.1 s on two loaded cores, longer than "It is Sydney." takes to say).
         now = float(obs["elapsed"])
-        assert returned < 1.0 and speech["ends_at_exact"]
-        assert now - 0.5 <= speech["starts_at"] <= now + 0.5 and now < speech["ends_at"]
+        assert speech["ends_at_exact"]
+        assert now - 1.5 <= speech["starts_at"] <= now + 0.5 and now < speech["ends_at"]
         assert speech["ends_at"] - speech["starts_at"] == pytest.approx(speech["duration"], 0.01)
         assert 0.5 < speech["duration"] < 4.0
         assert f'speak "{said}"' in obs["record"]
