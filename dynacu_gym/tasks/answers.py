@@ -179,11 +179,13 @@ def _date(text: str) -> str | None:
         else:  # month/day[/year], as written in the US
             month, day = int(parts[0]), int(parts[1])
     else:
-        # Join "twenty" + "eighth" written apart into one ordinal token.
+        # Join "twenty" + "eighth" written apart into one ordinal token; a recogniser writes
+        # "twenty-second" as "20 second".
         joined: list[str] = []
         for tok in tokens:
-            if joined and joined[-1] in ("twenty", "thirty") and tok in _ORDINAL_WORDS:
-                joined[-1] = joined[-1] + "-" + tok
+            tens = {"20": "twenty", "30": "thirty"}.get(joined[-1], joined[-1]) if joined else ""
+            if tens in ("twenty", "thirty") and tok in _ORDINAL_WORDS:
+                joined[-1] = tens + "-" + tok
             else:
                 joined.append(tok)
         if len(joined) not in (2, 3):

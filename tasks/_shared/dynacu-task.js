@@ -190,9 +190,10 @@
         month = parseInt(parts[0], 10); day = parseInt(parts[1], 10);
       }
     } else {
-      const joined = [];
+      const joined = [];  // "twenty" + "eighth" as one token; a recogniser writes "20 second"
       for (const tok of tokens) {
-        const last = joined[joined.length - 1];
+        const prev = joined[joined.length - 1];
+        const last = prev === "20" ? "twenty" : prev === "30" ? "thirty" : prev;
         if ((last === "twenty" || last === "thirty") && has(ORDINALS, tok)) joined[joined.length - 1] = last + "-" + tok;
         else joined.push(tok);
       }
