@@ -724,7 +724,7 @@ def _quoted(text: str, limit: int = 40) -> str:
 
 
 def make_env(
-    task: str,
+    task: str | TaskSpec,
     mode: str | None = None,
     channels: list[str] | tuple[str, ...] | None = None,
     asr_model: str | None = None,
@@ -744,7 +744,7 @@ def make_env(
     """Entry point of every registered id: the base env wrapped in its channels.
 
     Args:
-        task: the task id.
+        task: the task id, or a loaded task (a variant, say).
         mode: one of :data:`dynacu_gym.modes.MODES`, or channels joined with ``+``; None (and no
             ``channels``): ``"standard"``.
         channels: the channels as a list, instead of ``mode`` (see

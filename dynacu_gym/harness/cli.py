@@ -15,6 +15,10 @@ dynacu audit --tasks T --out DIR    is every task solvable, unguessable, and in 
 dynacu audit-merge DIR... --out D   one audit from audits run in parts; flags changed tasks
 dynacu doctor [--json]              is every part a run needs installed? each missing one
                                     with the command that installs it; non-zero if any is
+dynacu new-task SUITE/Z/1-slug --app podcast
+                                    a task of your own, started from an app's first task
+dynacu check-task FOLDER|ID [--only C]
+                                    is it well formed, solvable, fair? non-zero if not
 """
 
 from __future__ import annotations
@@ -587,9 +591,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="render even if current")
     p.set_defaults(func=_cmd_render_audio)
 
-    from dynacu_gym.harness import doctor
+    from dynacu_gym.harness import authoring, doctor
 
     doctor.add_parser(sub)
+    authoring.add_parser(sub)
     return parser
 
 

@@ -30,6 +30,12 @@ def app_folder(app: str) -> Path:
     return tasks_root() / "_shared" / "apps" / app
 
 
+def app_names() -> tuple[str, ...]:
+    """The names of the shared apps, sorted: every folder of ``tasks/_shared/apps/``."""
+    apps = tasks_root() / "_shared" / "apps"
+    return tuple(sorted(p.name for p in apps.iterdir() if p.is_dir()))
+
+
 @dataclass(frozen=True)
 class ConfigKeys:
     """The ``[config]`` keys a shared app reads, from its ``config-keys.toml``.

@@ -158,10 +158,31 @@ def register_suite(folder: str | Path, namespace: str | None = None) -> tuple[st
     local = suite_folders(path)
     for task_folder in local.values():
         load_task(task_folder, namespace=namespace)
-    if namespace not in held:
-        entries = [e for e in os.environ.get(TASK_PATH_VAR, "").split(os.pathsep) if e.strip()]
-        os.environ[TASK_PATH_VAR] = os.pathsep.join([*entries, f"{namespace}={path}"])
+    add_to_task_path(namespace, path)
     return namespace, [f"{namespace}/{t}" for t in sorted(local, key=catalogue_order)]
+
+
+def add_to_task_path(namespace: str, folder: Path) -> None:
+    """Name the suite in this process's ``$DYNACU_TASK_PATH``, unless it is there already.
+
+    Unlike :func:`register_suite`, its tasks are not loaded: one broken task of a suite does
+    not keep another from being checked.
+
+    Raises:
+        TaskFormatError: as :func:`register_suite`, for the namespace and folder.
+    """
+    folder = folder.expanduser().resolve()
+    _check_suite(namespace, folder, f"suite {folder}")
+    held = suites()
+    if held.get(namespace) == folder:
+        return
+    if namespace in held:
+        raise TaskFormatError(
+            f"{folder}: namespace {namespace!r} is already {held[namespace]}; "
+            f"name this suite another as NAMESPACE={folder} in ${TASK_PATH_VAR}"
+        )
+    entries = [e for e in os.environ.get(TASK_PATH_VAR, "").split(os.pathsep) if e.strip()]
+    os.environ[TASK_PATH_VAR] = os.pathsep.join([*entries, f"{namespace}={folder}"])
 
 
 def all_task_folders() -> dict[str, Path]:

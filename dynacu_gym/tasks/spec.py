@@ -197,6 +197,11 @@ class TaskSpec:
     variants: int = field(default=1, repr=False)
 
     @property
+    def namespace(self) -> str | None:
+        """The suite's namespace of a user's task (``mylab`` of ``mylab/Z1``); None for ours."""
+        return self.id.rpartition("/")[0] or None
+
+    @property
     def gym_id(self) -> str:
         """The Gymnasium id, e.g. ``DynaCU-A1-v0``, or ``mylab/Z1-v0`` for a suite's task."""
         return gym_id(self.id)

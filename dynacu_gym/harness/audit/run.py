@@ -67,8 +67,12 @@ def run_audit(
     base_seed: int = 0,
     checks: Iterable[str] = CHECKS,
     modes: Iterable[str] = MODES,
+    traces: bool = False,
 ) -> list[dict[str, Any]]:
     """Run ``checks`` on ``tasks`` and return the rows.
+
+    ``traces`` records the solvable, random, null and near-miss episodes' traces too (the
+    watchers' always are), for ``dynacu view``.
 
     The evidence and silent checks watch in ``modes`` (the evidence check's timeline runs
     whatever they are). A part of the checks or modes makes a partial audit, whose rows
@@ -99,7 +103,9 @@ def run_audit(
     for check, agent, run_modes, repeats, should_succeed in runs:
         if check not in checks:
             continue
-        lines = evaluate(agent, tasks, run_modes, out / check, repeats, workers, base_seed)
+        lines = evaluate(
+            agent, tasks, run_modes, out / check, repeats, workers, base_seed, traces=traces
+        )
         rows += [_episode_row(check, line, should_succeed) for line in lines]
     for group, options in _waiting_groups(specs) if "null" in checks else []:
         lines = evaluate(
@@ -110,6 +116,7 @@ def run_audit(
             1,
             workers,
             base_seed,
+            traces=traces,
             env_options=options,
         )
         rows += [_episode_row("null", line, False) for line in lines]
@@ -117,7 +124,14 @@ def run_audit(
     if answered and "nearmiss" in checks:
         nearmiss = AgentSpec("nearmiss")
         lines = evaluate(
-            nearmiss, answered, ["aoi_interactive"], out / "nearmiss", 1, workers, base_seed
+            nearmiss,
+            answered,
+            ["aoi_interactive"],
+            out / "nearmiss",
+            1,
+            workers,
+            base_seed,
+            traces=traces,
         )
         rows += [_episode_row("nearmiss", line, False) for line in lines]
     watched = "evidence" in checks or "silent" in checks
