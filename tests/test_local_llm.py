@@ -29,7 +29,7 @@ ALIAS = "smollm2"
 READY_S = 120.0  # the server loads a 98 MB model: seconds, more on a loaded machine
 TASKS = "A1,H1,S1"  # a podcast, a voice interview that hears the answer, a static form
 MODES = ("standard", "aoi_interactive")
-MAX_STEPS = 2
+MAX_STEPS = 1  # one model call (two if the reply holds no action) per episode
 
 
 def model_path() -> Path:
