@@ -25,11 +25,11 @@ from dynacu_gym.tasks.answers import spoken_verdict
 
 MIC_CHECK_PAGE = "/shared/mic-check.html"
 
-# After the words end: the page ends an utterance after 0.9 s of silence, then uploads it.
 if TYPE_CHECKING:
     from dynacu_gym.env import DynaCUEnv
     from dynacu_gym.wrappers.speech import Speech
 
+# After the words end: the page ends an utterance after 0.9 s of silence, then uploads it.
 _QUIET_S = 1.0
 _HEARD_TIMEOUT_S = 12.0
 
