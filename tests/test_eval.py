@@ -243,6 +243,42 @@ def test_a_worker_whose_runner_is_killed_stops_through_its_cleanup(tmp_path):
     assert _alive(worker) == []
 
 
+STOPPING = """
+import sys, time
+from pathlib import Path
+from dynacu_gym.runtime.process import exit_on_sigterm
+exit_on_sigterm()
+print("ready", flush=True)
+try:
+    time.sleep(60)
+finally:
+    print("stopping", flush=True)
+    time.sleep(1.0)  # a sandbox's stop takes about this long
+    Path(sys.argv[1]).write_text("closed")
+"""
+
+
+def test_a_second_sigterm_does_not_cut_the_cleanup_short(tmp_path):
+    # A worker of a killed runner was seen to get its parent-death signal twice, 13 ms apart;
+    # the second, inside the sandbox's stop, left its display and audio daemon running.
+    closed = tmp_path / "closed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STOPPING, str(closed)], env=env, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.stdout.readline().strip() == "stopping"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 128 + signal.SIGTERM
+    finally:
+        proc.kill()
+        proc.stdout.close()
+    assert closed.read_text() == "closed"
+
+
 def _name(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()

@@ -141,9 +141,15 @@ def exit_on_sigterm() -> None:
 
     Python's default on SIGTERM is to die at once: a process that owns a sandbox would leave
     its display, audio daemon and browser running. Call from the main thread.
+
+    Only the first SIGTERM stops the process; later ones are ignored, so they cannot cut its
+    cleanup short. They come: a worker of a killed runner can get its parent-death signal more
+    than once (seen on a loaded machine: two, 13 ms apart, the second inside the browser's
+    stop, and the display and audio daemon were left running). SIGKILL still ends it at once.
     """
 
     def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
