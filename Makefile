@@ -26,8 +26,20 @@ system:
 
 python: $(VENV)/.installed
 
+# llama.cpp (the local model server) for any x86-64-v3 CPU rather than this one: where the CPU
+# lists AMX, the native build's AMX kernels trapped (SIGILL on tileloadd) at the server's first
+# request, though the kernel granted AMX. Built once per setting (a stamp in the venv keeps it).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+  -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+
 $(VENV)/.installed: pyproject.toml constraints.txt Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@if [ -n "$(findstring local-llm,$(EXTRAS))" ] && \
+	  [ "$$(cat $(VENV)/.llama-cmake-args 2>/dev/null)" != "$(LLAMA_CMAKE_ARGS)" ]; then \
+	  echo "building llama-cpp-python with $(LLAMA_CMAKE_ARGS) (minutes)"; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -q --disable-pip-version-check \
+	    --no-cache-dir --force-reinstall --no-deps -c constraints.txt llama-cpp-python && \
+	  echo "$(LLAMA_CMAKE_ARGS)" > $(VENV)/.llama-cmake-args; fi
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[$(EXTRAS)]"
 	@touch $@
 

@@ -101,7 +101,7 @@ def test_eval_runs_a_real_model_in_two_modes(llama_server: str, tmp_path: Path) 
         sys.executable, "-m", "dynacu_gym.cli", "eval", "--agent", "llm", "--model", ALIAS,
         "--base-url", llama_server, "--no-images", "--max-tokens", "96",
         "--modes", ",".join(MODES), "--tasks", TASKS, "--max-steps", str(MAX_STEPS),
-        "--workers", "1", "--out", str(out),
+        "--workers", "2", "--out", str(out),
     ]  # fmt: skip
     run = subprocess.run(command, capture_output=True, text=True, timeout=1200)
     assert run.returncode == 0, run.stderr[-3000:]
