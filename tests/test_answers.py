@@ -7,9 +7,11 @@ import json
 import pytest
 
 from dynacu_gym.paths import tasks_root
-from dynacu_gym.tasks.answers import KINDS, answer_hash, normalize
+from dynacu_gym.tasks.answers import KINDS, answer_hash, normalize, readings
 
 CASES = json.loads((tasks_root() / "_shared" / "normalize-cases.json").read_text())
+# What a sentence says, by kind: a run inside a longer reading of another value is not its own.
+READINGS = json.loads((tasks_root() / "_shared" / "reading-cases.json").read_text())
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['kind']}:{c['input']}")
@@ -31,6 +33,11 @@ def test_hash_depends_on_salt_and_field():
     assert answer_hash("s1", "a", "12") != answer_hash("s1", "b", "12")
 
 
+@pytest.mark.parametrize("case", READINGS, ids=lambda c: f"{c['kind']}:{c['text']}")
+def test_python_readings(case):
+    assert sorted(readings(case["kind"], case["text"])) == case["readings"]
+
+
 @pytest.mark.browser
 def test_page_normalisation_matches_python(probe_env):
     """The same cases through dynacu-task.js in the real browser."""
@@ -44,3 +51,7 @@ def test_page_normalisation_matches_python(probe_env):
         if g != c["expected"]
     ]
     assert not mismatches
+    got = probe_env.evaluate_in_page(
+        "cases => cases.map(c => window.DynaCU.readings(c.kind, c.text))", READINGS
+    )
+    assert [c["readings"] for c in READINGS] == got

@@ -14,6 +14,7 @@ from dynacu_gym.tasks.answers import spoken_verdict
 
 CAPITAL = AnswerSpec("text", ("Canberra", "the city of Canberra"), ("Sydney", "Melbourne"))
 REVENUE = AnswerSpec("number", ("2.6 million",), ("2.4 million",))
+RENEWAL = AnswerSpec("date", ("September 22",), ("September 2", "September 20"))
 
 
 def _heard(field: str, text: str, verdict: str | None, at: float) -> dict:
@@ -29,6 +30,9 @@ def _heard(field: str, text: str, verdict: str | None, at: float) -> dict:
         (CAPITAL, "Let me think about that.", None),
         (REVENUE, "It came in at two point six million dollars.", "accepted"),
         (REVENUE, "Two point four million.", "rejected"),
+        # The recogniser's "20 second" is the 22nd; "second of September" inside it is no 2nd.
+        (RENEWAL, "It renews on the 20 second of September.", "accepted"),
+        (RENEWAL, "The second of September, I think.", "rejected"),
     ],
 )
 def test_said_text_is_judged_as_the_page_judges_it(spec, text, verdict):

@@ -335,21 +335,43 @@ def answer_hash(salt: str, field: str, normalized: str) -> str:
     return hashlib.sha256(f"{salt}:{field}:{normalized}".encode()).hexdigest()
 
 
+def readings(kind: str, text: str, max_words: int = 8) -> set[str]:
+    """The answers of ``kind`` that ``text`` says: its runs of 1..``max_words`` words, normalised.
+
+    For the kinds that read a value (number, date, time, digits), a run inside a longer run that
+    reads as another value is part of that value, not one of its own: "20 second of September"
+    says the 22nd and not also the 2nd, "twenty-five thousand" not also five thousand. Text and
+    codes read every run. The page runtime's ``readings`` does the same.
+    """
+    words = str(text).split()
+    found: dict[tuple[int, int], str] = {}
+    for n in range(1, min(max_words, len(words)) + 1):
+        for i in range(len(words) - n + 1):
+            value = normalize(kind, " ".join(words[i : i + n]))
+            if value is not None:
+                found[(i, n)] = value
+    if kind in ("text", "code"):
+        return set(found.values())
+    return {
+        value
+        for (i, n), value in found.items()
+        if not any(
+            m > n and j <= i and i + n <= j + m and other != value
+            for (j, m), other in found.items()
+        )
+    }
+
+
 def mentions(
     kind: str, accepted: list[str] | tuple[str, ...], text: str, max_words: int = 8
 ) -> bool:
     """Whether ``text`` (a transcript, say) mentions one of the ``accepted`` answers.
 
-    Every run of 1..``max_words`` consecutive words is normalised and compared, as the page
-    runtime's ``ctx.mentions`` does: "I think it's April 28th." mentions "April 28".
+    It does when one of its :func:`readings` is an accepted form, as the page runtime's
+    ``ctx.mentions`` judges: "I think it's April 28th." mentions "April 28".
     """
     wanted = {normalize(kind, form) for form in accepted} - {None}
-    words = str(text).split()
-    for n in range(1, min(max_words, len(words)) + 1):
-        for i in range(len(words) - n + 1):
-            if normalize(kind, " ".join(words[i : i + n])) in wanted:
-                return True
-    return False
+    return not wanted.isdisjoint(readings(kind, text, max_words))
 
 
 def spoken_verdict(

@@ -282,6 +282,25 @@
     return normDigits(text);
   }
 
+  /**
+   * The answers of `kind` that `text` says: its runs of 1-8 words, normalised (a Set). For the
+   * kinds that read a value, a run inside a longer run that reads as another value is part of
+   * that value: "20 second of September" says the 22nd, not also the 2nd. As answers.readings.
+   */
+  function readings(kind, text, maxWords = 8) {
+    const words = String(text).split(/\s+/).filter((w) => w);
+    const found = [];
+    for (let n = 1; n <= Math.min(maxWords, words.length); n++) {
+      for (let i = 0; i + n <= words.length; i++) {
+        const value = normalize(kind, words.slice(i, i + n).join(" "));
+        if (value !== null) found.push({i, n, value});
+      }
+    }
+    if (kind === "text" || kind === "code") return new Set(found.map((f) => f.value));
+    const inside = (a, b) => b.n > a.n && b.i <= a.i && a.i + a.n <= b.i + b.n && b.value !== a.value;
+    return new Set(found.filter((a) => !found.some((b) => inside(a, b))).map((a) => a.value));
+  }
+
   /** Float32 blocks -> a 16-bit mono WAV Blob. */
   function encodeWav(blocks, rate) {
     const n = blocks.reduce((a, b) => a + b.length, 0);
@@ -388,8 +407,8 @@
       return spec.hashes.includes(hash);
     },
     /**
-     * Does a spoken utterance mention the answer? Every run of 1-8 consecutive words is
-     * normalised and compared, so "I think it's the third of May." finds that date. Returns
+     * Does a spoken utterance mention the answer? Its readings (runs of 1-8 words, normalised)
+     * are compared, so "I think it's the third of May." finds that date. Returns
      * "accepted", "rejected" (a declared near miss is mentioned: hedging counts as wrong) or
      * null (neither). Called while an utterance is handed over (see listen()), the verdict is
      * logged as one of heard speech (DynaCU.verdicts).
@@ -398,16 +417,11 @@
       const heard = state.hearing > 0;  // read before the first await: the handover is synchronous
       const spec = state.episode.answers[field];
       if (!spec) throw new Error("no answer field " + field);
-      const words = String(text).split(/\s+/).filter((w) => w);
       let accepted = false, rejected = false;
-      for (let n = 1; n <= Math.min(8, words.length); n++) {
-        for (let i = 0; i + n <= words.length; i++) {
-          const norm = normalize(spec.kind, words.slice(i, i + n).join(" "));
-          if (norm === null) continue;
-          const hash = await sha256Hex(state.episode.salt + ":" + field + ":" + norm);
-          if (spec.hashes.includes(hash)) accepted = true;
-          if ((spec.near || []).includes(hash)) rejected = true;
-        }
+      for (const norm of readings(spec.kind, text)) {
+        const hash = await sha256Hex(state.episode.salt + ":" + field + ":" + norm);
+        if (spec.hashes.includes(hash)) accepted = true;
+        if ((spec.near || []).includes(hash)) rejected = true;
       }
       const verdict = rejected ? "rejected" : accepted ? "accepted" : null;
       if (heard) state.verdicts.push({field, text: String(text), verdict, at: now()});
@@ -574,6 +588,7 @@
     error: null,
     errors: [],
     normalize,
+    readings: (kind, text) => [...readings(kind, text)].sort(),
     /** Privileged checks for tests: does `text` match / mention an accepted answer of `field`? */
     matches: (field, text) => ctx.matches(field, text),
     mentions: (field, text) => ctx.mentions(field, text),
