@@ -505,22 +505,7 @@ class DynaCUEnv(gym.Env):
         if self.page_clock.paused:
             browser.hold_time()
         browser.goto(sandbox.server.origin + self.task.page_path)
-        try:
-            browser.wait_for_function(
-                "() => window.DynaCU && (window.DynaCU.ready || window.DynaCU.error)",
-                timeout=self.ready_timeout_s,
-            )
-        except InfraError:
-            raise
-        except Exception as e:
-            raise InfraError(
-                f"{self.task.id}: the page did not become ready within "
-                f"{self.ready_timeout_s:g} s (is dynacu-task.js loaded and DynaCU.task() "
-                f"called?): {str(e).splitlines()[0]}"
-            ) from e
-        page_error = browser.evaluate("() => window.DynaCU.error")
-        if page_error:
-            raise InfraError(f"{self.task.id}: the page failed to get ready: {page_error}")
+        browser.wait_for_page_ready(f"{self.task.id}: the page", self.ready_timeout_s)
         browser.move_mouse(*self._pointer)
         browser.evaluate("() => window.DynaCU.start()")
         self._let_paint(browser)  # what start() shows is in the first screenshot

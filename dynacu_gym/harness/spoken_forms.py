@@ -125,12 +125,7 @@ def _open_mic_check(env: DynaCUEnv) -> Callable[[Speech, str], str]:
     browser = sandbox.browser_or_raise()
     server = sandbox.server
     browser.goto(server.origin + MIC_CHECK_PAGE)
-    browser.wait_for_function(
-        "() => window.DynaCU && (window.DynaCU.ready || window.DynaCU.error)", timeout=20
-    )
-    error = browser.evaluate("() => window.DynaCU.error")
-    if error:
-        raise InfraError(f"the microphone check page failed to load: {error}")
+    browser.wait_for_page_ready("the microphone check page", env.ready_timeout_s)
     browser.evaluate("() => window.DynaCU.start()")
     browser.wait_for_function("() => window.DynaCU.mic !== null", timeout=10)
 

@@ -16,7 +16,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, TypeVar
 
-from dynacu_gym.errors import BrowserCrashed
+from dynacu_gym.errors import BrowserCrashed, InfraError
 from dynacu_gym.runtime.chromium import find_chromium
 from dynacu_gym.runtime.elements import ELEMENTS_INIT_SCRIPT
 
@@ -428,6 +428,28 @@ class Browser:
             lambda: self._page.wait_for_function(expression, timeout=timeout * 1000),
             timeout=timeout + 5,
         )
+
+    def wait_for_page_ready(self, what: str, timeout: float) -> None:
+        """Wait until the page's runtime (``dynacu-task.js``) is ready.
+
+        Raises:
+            InfraError: naming ``what`` ("H1: the page"): it reported an error while getting
+                ready, or was not ready within ``timeout`` seconds.
+        """
+        try:
+            self.wait_for_function(
+                "() => window.DynaCU && (window.DynaCU.ready || window.DynaCU.error)", timeout
+            )
+        except InfraError:
+            raise
+        except Exception as e:
+            raise InfraError(
+                f"{what} did not become ready within {timeout:g} s (is dynacu-task.js loaded "
+                f"and DynaCU.task() called?): {str(e).splitlines()[0]}"
+            ) from e
+        error = self.evaluate("() => window.DynaCU.error")
+        if error:
+            raise InfraError(f"{what} failed to get ready: {error}")
 
     def click(self, x: int, y: int) -> None:
         """Move the mouse to the pixel and click it."""
