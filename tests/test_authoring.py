@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from dynacu_gym.harness.authoring import new_task, starting_task
-from dynacu_gym.harness.spoken_forms import hear_forms, sentences
-from dynacu_gym.harness.task_check import CHECKS
+from dynacu_gym.harness.spoken_forms import Heard, hear_forms, sentences
+from dynacu_gym.harness.task_check import CHECKS, said_verdict
 from dynacu_gym.tasks import TASK_PATH_VAR, TaskFormatError, find_task, load_task, task_folders
 
 DYNACU = Path(sys.executable).parent / "dynacu"
@@ -197,3 +197,24 @@ def test_check_task_fails_a_solution_that_misses_and_evidence_off_the_screen(sui
     assert code == 1 and verdicts(out) == {"solvable": "FAILED", "evidence": "FAILED"}, out
     assert "the scripted solution ended 'wrong_answer'" in out
     assert "Midnight Feast" in out
+
+
+def test_a_near_miss_heard_as_nothing_is_listed_and_a_misheard_answer_fails():
+    def said(form, want, heard, verdict):
+        return Heard(1, "city", form, want, f"It is {form}.", heard, verdict)
+
+    right = said("Perth", "accepted", "It is Perth.", "accepted")
+    unheard = said("Christchurch", "rejected", "It is Christ Church.", None)
+    faults, summary = said_verdict([right, unheard], variants=3)
+    assert faults == []
+    assert summary.startswith("; 1 of 2 said in 3 variant(s) heard as declared, and 1 near miss")
+    assert "variant 1, city 'Christchurch' (rejected form)" in summary
+    misheard = said("Perth", "accepted", "It is per.", None)
+    taken = said("Sydney", "rejected", "It is Sydney.", "accepted")
+    faults, _ = said_verdict([misheard, taken], variants=1)
+    assert faults == [
+        "city 'Perth' (accepted form): said 'It is Perth.', the listening page heard "
+        "'It is per.' and finds no answer in it",
+        "city 'Sydney' (rejected form): said 'It is Sydney.', the listening page heard "
+        "'It is Sydney.' and finds it accepted",
+    ]

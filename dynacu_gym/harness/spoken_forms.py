@@ -62,6 +62,11 @@ class Heard:
         """Whether the page would judge the form as what it is."""
         return self.verdict == self.want
 
+    @property
+    def unheard_near_miss(self) -> bool:
+        """A near miss the page finds no answer in: it fails the agent, only not by name."""
+        return self.want == "rejected" and self.verdict is None
+
 
 def sentences(task: TaskSpec) -> Iterator[tuple[str, str, str, str]]:
     """(field, form, want, sentence) for every form of every field the page hears.

@@ -29,12 +29,15 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynacu_gym.errors import AudioNotRendered, TaskFormatError
 from dynacu_gym.harness.choices import CHECKS as AUDIT_CHECKS
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import TaskSpec, file_stem, find_task, load_task, suites
+
+if TYPE_CHECKING:
+    from dynacu_gym.harness.spoken_forms import Heard
 
 CHECKS = ("format", "audio", "forms", "variants", *AUDIT_CHECKS)
 EPISODE_CHECKS = ("variants", *AUDIT_CHECKS)
@@ -159,7 +162,7 @@ def _check_forms(
     microphone (:mod:`dynacu_gym.harness.spoken_forms`). That each form reads as its kind and
     no near miss as an accepted form, the loader checks.
     """
-    from dynacu_gym.harness.spoken_forms import Heard, hear_forms
+    from dynacu_gym.harness.spoken_forms import hear_forms
 
     task = variants[0]
     if not task.answers:
@@ -172,19 +175,40 @@ def _check_forms(
             progress(f"forms: variant {h.variant} said {h.said!r}, heard {h.heard!r}: {verdict}")
 
     said = hear_forms(variants, tell) if task.solution_speaks else []
-    for h in said:
-        if not h.ok:
-            where = f"variant {h.variant}, " if len(variants) > 1 else ""
-            judged = f"finds it {h.verdict}" if h.verdict else "finds no answer in it"
-            problems.append(
-                f"{where}{h.field} {h.form!r} ({h.want} form): said {h.said!r}, the listening "
-                f"page heard {h.heard!r} and {judged}"
-            )
+    faults, spoken = said_verdict(said, len(variants))
+    problems += faults
     if problems:
         return CheckResult("forms", False, "; ".join(problems))
     n = sum(len(s.accept) + len(s.reject) for s in task.answers.values())
-    spoken = f"; {len(said)} said in {len(variants)} variant(s), heard as declared" if said else ""
     return CheckResult("forms", True, f"{n} forms of {len(task.answers)} field(s) typed{spoken}")
+
+
+def said_verdict(said: list[Heard], variants: int) -> tuple[list[str], str]:
+    """The faults among the forms ``said`` (of ``variants`` variants), and a summary of them.
+
+    A right answer misheard, or a near miss heard as right, is a fault. A near miss heard as
+    nothing is not: it still fails the agent (as no answer, not as that near miss), and the
+    summary lists it.
+    """
+    unheard = [h for h in said if h.unheard_near_miss]
+    faults = [_misheard(h, variants) for h in said if not h.ok and not h.unheard_near_miss]
+    if not said:
+        return faults, ""
+    summary = f"; {len(said) - len(unheard)} of {len(said)} said in {variants} variant(s)"
+    summary += " heard as declared"
+    if unheard:
+        summary += f", and {len(unheard)} near miss(es) heard as no answer: "
+        summary += "; ".join(_misheard(h, variants) for h in unheard)
+    return faults, summary
+
+
+def _misheard(h: Heard, variants: int) -> str:
+    where = f"variant {h.variant}, " if variants > 1 else ""
+    judged = f"finds it {h.verdict}" if h.verdict else "finds no answer in it"
+    return (
+        f"{where}{h.field} {h.form!r} ({h.want} form): said {h.said!r}, the listening page "
+        f"heard {h.heard!r} and {judged}"
+    )
 
 
 def _page_forms(task: TaskSpec) -> list[str]:
