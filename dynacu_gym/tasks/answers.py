@@ -338,10 +338,10 @@ def answer_hash(salt: str, field: str, normalized: str) -> str:
 def readings(kind: str, text: str, max_words: int = 8) -> set[str]:
     """The answers of ``kind`` that ``text`` says: its runs of 1..``max_words`` words, normalised.
 
-    For the kinds that read a value (number, date, time, digits), a run inside a longer run that
-    reads as another value is part of that value, not one of its own: "20 second of September"
-    says the 22nd and not also the 2nd, "twenty-five thousand" not also five thousand. Text and
-    codes read every run. The page runtime's ``readings`` does the same.
+    For dates, a run inside a longer run that reads as another date is part of that date, not
+    one of its own: "20 second of September" says the 22nd and not also the 2nd. Other kinds
+    read every run: "two point six million" says 2.6 million and also 2.6 (the same figure in
+    millions, as a slide writes it). The page runtime's ``readings`` does the same.
     """
     words = str(text).split()
     found: dict[tuple[int, int], str] = {}
@@ -350,7 +350,7 @@ def readings(kind: str, text: str, max_words: int = 8) -> set[str]:
             value = normalize(kind, " ".join(words[i : i + n]))
             if value is not None:
                 found[(i, n)] = value
-    if kind in ("text", "code"):
+    if kind != "date":
         return set(found.values())
     return {
         value

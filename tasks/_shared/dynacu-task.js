@@ -283,9 +283,9 @@
   }
 
   /**
-   * The answers of `kind` that `text` says: its runs of 1-8 words, normalised (a Set). For the
-   * kinds that read a value, a run inside a longer run that reads as another value is part of
-   * that value: "20 second of September" says the 22nd, not also the 2nd. As answers.readings.
+   * The answers of `kind` that `text` says: its runs of 1-8 words, normalised (a Set). For
+   * dates, a run inside a longer run that reads as another date is part of that date: "20
+   * second of September" says the 22nd, not also the 2nd. As answers.readings.
    */
   function readings(kind, text, maxWords = 8) {
     const words = String(text).split(/\s+/).filter((w) => w);
@@ -296,7 +296,7 @@
         if (value !== null) found.push({i, n, value});
       }
     }
-    if (kind === "text" || kind === "code") return new Set(found.map((f) => f.value));
+    if (kind !== "date") return new Set(found.map((f) => f.value));
     const inside = (a, b) => b.n > a.n && b.i <= a.i && a.i + a.n <= b.i + b.n && b.value !== a.value;
     return new Set(found.filter((a) => !found.some((b) => inside(a, b))).map((a) => a.value));
   }
