@@ -552,6 +552,7 @@ def test_a_task_fingerprint_ignores_its_evidence_but_not_its_page(tmp_path, monk
         ("apps/meeting/config-keys.toml", False),  # read by the loader, never by the page
         ("apps/meeting/app.js", True),
         ("dynacu-task.js", True),
+        ("normalize-cases.json", False),  # read by tests, never by a page
     ):
         with (tmp_path / "_shared" / changed).open("a") as f:
             f.write("\n// changed\n")

@@ -14,14 +14,19 @@ from dynacu_gym.modes import MODE_CHANNELS, MODES
 from dynacu_gym.paths import tasks_root
 from dynacu_gym.tasks import CONFIG_KEYS_FILE, TaskSpec, find_task
 
+# Shared files no task page loads: the normalisation cases only tests read, and the microphone
+# check page only check-task opens. Editing one changes no episode.
+NOT_IN_EPISODES = frozenset({"normalize-cases.json", "reading-cases.json", "mic-check.html"})
+
 
 def fingerprint(task: TaskSpec) -> str:
     """A hash of what the task's episodes depend on.
 
     That is the task less its evidence (which only the audit reads) and where it lies, its
     other files, its app's, the page runtime shared by every app (``tasks/_shared/`` but
-    the other apps), and the modes the audit runs with their channels and the timeline's
-    (episodes watched before a mode gained a channel, the element list, lack what it shows).
+    the other apps and :data:`NOT_IN_EPISODES`), and the modes the audit runs with their
+    channels and the timeline's (episodes watched before a mode gained a channel, the element
+    list, lack what it shows).
     """
     modes = {m: MODE_CHANNELS[m] for m in MODES}, TIMELINE_MODE
     task_part = repr(dataclasses.replace(task, evidence=(), root=Path()))
@@ -29,7 +34,14 @@ def fingerprint(task: TaskSpec) -> str:
     shared = tasks_root() / "_shared"
     parts = [
         (task.root, [p for p in task.root.rglob("*") if p.name != "task.toml"]),
-        (shared, [p for p in shared.rglob("*") if p.relative_to(shared).parts[0] != "apps"]),
+        (
+            shared,
+            [
+                p
+                for p in shared.rglob("*")
+                if p.relative_to(shared).parts[0] not in ("apps", *NOT_IN_EPISODES)
+            ],
+        ),
     ]
     if task.app:
         # The app's config-keys.toml is read by the loader, never by a page: it changes no
