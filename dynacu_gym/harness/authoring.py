@@ -129,13 +129,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--only", help=f"comma-separated checks (default all): {', '.join(task_check.CHECKS)}"
     )
-    p.add_argument("--seeds", type=int, default=2, help="seeds the solution is played on")
+    p.add_argument(
+        "--seeds", type=int, default=2, help="seeds the solution is played on (default 2)"
+    )
     p.add_argument(
         "--modes",
         help=f"comma-separated modes the evidence is looked for in (default all): "
         f"{', '.join(MODES)}",
     )
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--workers", type=int, default=2, help="episodes run at a time (default 2)")
     p.add_argument("--out", help="where the episodes are kept (default runs/check/ID)")
     p.set_defaults(func=task_check.cmd_check_task)
 
