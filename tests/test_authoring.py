@@ -119,6 +119,12 @@ def test_each_form_is_said_in_the_solutions_own_sentence():
     assert clicked == {"fare"}  # meals is typed and meals_row clicked: the page hears neither
     unnamed = {(field, text) for field, form, _, text in sentences(find_task("H6")) if form == text}
     assert {"users_pantry", "users_compass"} <= {field for field, _ in unnamed}
+    # A form that carries the unit its sentence adds says it once.
+    price = dict(((f, form), text) for f, form, _, text in sentences(find_task("H5")))
+    assert price[("team_price", "twenty-seven dollars")] == (
+        "The Team plan is twenty-seven dollars per user per month."
+    )
+    assert price[("team_price", "27")] == "The Team plan is 27 dollars per user per month."
 
 
 def capital_with_a_hedge(suite: Path) -> Path:

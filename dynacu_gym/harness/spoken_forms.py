@@ -84,9 +84,24 @@ def sentences(task: TaskSpec) -> Iterator[tuple[str, str, str, str]]:
         for form, want in forms:
             said = form
             if spoken:
-                action = task.solution_actions({name: form})[spoken[0]]
+                step = spoken[0]
+                put = _without_repeat(form, task.solution[step].action.split(token, 1)[1])
+                action = task.solution_actions({name: put})[step]
                 said = validate_action(parse_action(action)).text or form
             yield name, form, want, said
+
+
+def _without_repeat(form: str, after: str) -> str:
+    """The form without its last word where the sentence says that word next.
+
+    A form that carries its unit ("twenty-seven dollars") in a sentence that adds it ("{answer}
+    dollars per user") is said once: "twenty-seven dollars per user", not "dollars dollars".
+    """
+    words, following = form.split(), after.split()
+    if len(words) > 1 and following:
+        if words[-1].lower() == following[0].strip(".,;:!?\"'").lower():
+            return " ".join(words[:-1])
+    return form
 
 
 def hear_forms(
