@@ -49,6 +49,9 @@ def test_phrases_cut_only_a_long_first_sentence_at_a_clause_break():
         "one two three four five six seven eight nine"
     ]
     assert phrases("   ") == []
+    # A compound number loses its hyphen ("seventy-five" was heard "7 to 5"); other words not.
+    assert phrases("It allows Seventy-five projects.") == ["It allows Seventy five projects."]
+    assert phrases("A well-known sign-up.") == ["A well-known sign-up."]
 
 
 @pytest.mark.audio

@@ -56,6 +56,14 @@ class Utterance:
     scheduled: threading.Event = field(default_factory=threading.Event, repr=False)
 
 
+# "seventy-five": piper says the hyphen, and Whisper heard "7 to 5".
+_COMPOUND_NUMBER = re.compile(
+    r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-"
+    r"(one|two|three|four|five|six|seven|eight|nine)\b",
+    re.IGNORECASE,
+)
+
+
 def phrases(text: str, first_words: int = FIRST_PHRASE_WORDS) -> list[str]:
     """Split ``text`` into the pieces synthesised one after another.
 
@@ -65,8 +73,12 @@ def phrases(text: str, first_words: int = FIRST_PHRASE_WORDS) -> list[str]:
     play while the rest is synthesised. A cut between two words of one clause ("I think organic
     search had the | most sign-ups.") was heard as "organics are had that most sign ups"; whole,
     the sentence was heard right, and piper makes it in a few hundredths of a second more.
+
+    A compound number is said without its hyphen: "seventy-five projects", said with it, was
+    heard as "7 to 5 projects" (of the 72 compounds from twenty-one to ninety-nine in three
+    sentences, through the voice and Whisper: 4 misheard with the hyphen, 1 without).
     """
-    text = " ".join(text.split())
+    text = _COMPOUND_NUMBER.sub(r"\1 \2", " ".join(text.split()))
     if not text:
         return []
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", text) if s]
