@@ -426,7 +426,12 @@ def load_task(folder: str | Path, variant: int = 0, namespace: str | None = None
     raw = _substitute(path, raw, variants[variant], used)
     unused = sorted(set(variants[0]) - used)
     if unused:
-        raise TaskFormatError(f"{path}: [[variants]] name {unused[0]!r}, which no ${{...}} uses")
+        names = ", ".join(repr(name) for name in unused)
+        raise TaskFormatError(
+            f"{path}: [[variants]] name {names}, which no ${{...}} uses; expected each name"
+            " used in the script, answers, evidence or config, or the name removed from every"
+            " variant (a task without variety has no [[variants]])"
+        )
 
     top = _Table(path, raw, "")
     task_id, category, number = _read_id(top, folder, own_suite=namespace is not None)
