@@ -127,3 +127,10 @@ def test_gymnasium_record_video_records_an_episode_from_render(tmp_path):
     assert (int(stream["width"]), int(stream["height"])) == (1280, 720)
     assert int(stream["nb_frames"]) == 5  # the reset's frame and one a step
     assert _frame(video, 0.0).std() > 5  # the page, not a blank frame
+
+
+def test_a_caption_gives_a_wait_to_the_hundredth():
+    from dynacu_gym.harness.video import _action_text
+
+    assert _action_text({"type": "wait", "seconds": 28.798882007598877}) == "wait 28.8"
+    assert _action_text({"type": "wait", "seconds": 2}) == "wait 2"

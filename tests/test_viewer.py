@@ -179,6 +179,21 @@ def test_a_step_file_gone_is_named_and_the_rest_is_built(run):
     assert data["steps"][2]["screen"] is None and data["steps"][3]["screen"]
 
 
+def test_a_task_the_viewer_cannot_find_is_said_on_its_page(tmp_path):
+    # A suite's episode viewed from a shell whose $DYNACU_TASK_PATH does not name the suite.
+    run = tmp_path / "run"
+    line = _line("A1", "aoi_full") | {"task": "nolab/Z9", "category": "Z"}
+    _trace(run, trace_name("nolab/Z9", "aoi_full", "oracle", None, 0), 2)
+    (run / "episodes.jsonl").write_text(json.dumps(line) + "\n")
+    build_site(run)
+    data = _data(run / VIEW_DIR / "episodes" / "nolab_Z9-aoi_full-oracle-0.html")
+    assert data["task"] == {"id": "nolab/Z9"} and data["page_said"] == []
+    assert data["problems"] == [
+        "task nolab/Z9 is not in the catalogue or in a suite $DYNACU_TASK_PATH names where this "
+        "view was built: its title and the page's script are not shown"
+    ]
+
+
 def test_what_is_not_a_run_is_refused_with_what_was_expected(tmp_path):
     with pytest.raises(ValueError, match="no such run folder"):
         build_site(tmp_path / "nowhere")

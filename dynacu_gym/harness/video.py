@@ -36,8 +36,11 @@ def _action_text(action: dict[str, Any] | None) -> str:
         return f"key {action.get('key')}"
     if kind == "scroll":
         return f"scroll {action.get('direction')} {action.get('amount', '')}".strip()
-    if kind == "wait":
-        return f"wait {action.get('seconds')}"
+    if kind == "wait":  # to the hundredth: the oracle waits until a script time (28.7988... s)
+        seconds = action.get("seconds")
+        if isinstance(seconds, int | float):
+            return f"wait {round(seconds, 2):g}"
+        return f"wait {seconds}"
     return str(kind)
 
 

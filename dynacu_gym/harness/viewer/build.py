@@ -93,17 +93,32 @@ def gather(run: Path) -> tuple[list[Episode], list[Problem]]:
 # ---- one episode's data -------------------------------------------------------------------------
 
 
-def _script(task_id: str, variant: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The task's title and instruction, and the lines its page says (start, end, who, words)."""
+def _script(
+    task_id: str, variant: int, problems: list[str]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The task's title and instruction, and the lines its page says (start, end, who, words).
+
+    A task that cannot be found or loaded adds to ``problems`` why its page shows neither.
+    """
     from dynacu_gym.tasks import all_task_folders, load_task
     from dynacu_gym.tasks.audio_assets import read_manifest, spoken_lines
 
     try:
         folder = all_task_folders().get(task_id)
-        if folder is None:
-            return {}, []
+    except (ValueError, OSError) as exc:  # a suite that no longer reads
+        problems.append(f"the task folders could not be listed: {exc}")
+        return {}, []
+    if folder is None:
+        where = " or in a suite $DYNACU_TASK_PATH names" if "/" in task_id else ""
+        problems.append(
+            f"task {task_id} is not in the catalogue{where} where this view was built: "
+            "its title and the page's script are not shown"
+        )
+        return {}, []
+    try:
         task = load_task(folder, variant, namespace=task_id.rpartition("/")[0] or None)
-    except (ValueError, OSError):
+    except (ValueError, OSError) as exc:
+        problems.append(f"task {task_id} (variant {variant}) did not load: {exc}")
         return {}, []
     manifest = read_manifest(task) if task.variant == 0 else None
     clips = manifest.get("clips", []) if manifest else []
@@ -221,7 +236,8 @@ def episode_data(episode: Episode, rel: str) -> dict[str, Any]:
         if episode.line is None and key in outcome:
             line[key] = outcome[key]
     task_id = str(line.get("task", episode.name.split("-", 1)[0]))
-    about, page_said = _script(task_id, int(line.get("variant", outcome.get("variant", 0)) or 0))
+    variant = int(line.get("variant", outcome.get("variant", 0)) or 0)
+    about, page_said = _script(task_id, variant, problems)
     agent_said = [
         {"start": s["speech"]["starts_at"], "end": s["speech"]["ends_at"],
          "text": s["speech"].get("text", ""), "step": s["step"]}

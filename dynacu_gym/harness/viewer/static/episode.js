@@ -14,6 +14,9 @@
   const line = data.line || {};
 
   // ---- what an action is, in words and on the screen -------------------------------------------
+  // A wait's seconds to the hundredth: the oracle waits until a scripted time (28.798882... s).
+  function seconds(s) { return typeof s === "number" ? String(+s.toFixed(2)) : String(s); }
+
   function actionText(a) {
     if (!a) return "(none: the episode ends here)";
     const note = a.narration ? `  # ${a.narration}` : "";
@@ -23,7 +26,7 @@
       case "speak": return `speak ${JSON.stringify(a.text)}` + note;
       case "key": return `key ${a.key}` + note;
       case "scroll": return `scroll ${a.direction} ${a.amount ?? ""}`.trim() + note;
-      case "wait": return `wait ${a.seconds}` + note;
+      case "wait": return `wait ${seconds(a.seconds)}` + note;
       case "done": return "done" + note;
       default: return JSON.stringify(a);
     }
