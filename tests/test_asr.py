@@ -94,3 +94,24 @@ def test_a_phone_number_read_slowly_is_left_whole():
     audio = np.concatenate([_silence(0.2), decode_audio(clip), _silence(0.2)])
     segments = load_recognizer().transcribe(audio, word_timestamps=True, beam_size=5)
     assert "415-555-0194" in " ".join(s.text for s in segments)
+
+
+def test_a_sentence_committed_late_reaches_the_recent_layer_once():
+    from dynacu_gym.perception.asr import TimedSegment
+    from dynacu_gym.wrappers.transcript import _format_recent, recent_sentences
+
+    page = lambda t: t  # noqa: E731 - wall time is page time here
+    early = TimedSegment(10.0, 11.0, "Hello there.")
+    tentative = TimedSegment(21.7, 21.8, "So.", stable=False)
+    # Step at 27 s (window from 20.0): the question is still tentative and cut short.
+    recent, shown = recent_sentences([early, tentative], page, 20.0, {(10.0, "Hello there.")})
+    assert recent == [tentative] and shown == {(10.0, "Hello there.")}
+    # Step at 37 s (window from 33.5): committed since, though it ended at 23.2.
+    question = TimedSegment(21.7, 23.2, "So, which stage failed?")
+    recent, shown = recent_sentences([early, question], page, 33.5, shown)
+    assert recent == [question]
+    assert "(transcribed late)" in _format_recent(recent, page, 33.5, 37.0, np.array([]))
+    # Shown once: the next step's layer no longer holds it; what is pruned is forgotten.
+    recent, shown = recent_sentences([early, question], page, 44.0, shown)
+    assert recent == [] and shown == {(10.0, "Hello there."), (21.7, "So, which stage failed?")}
+    assert recent_sentences([question], page, 44.0, shown)[1] == {(21.7, "So, which stage failed?")}

@@ -4,8 +4,10 @@ page -> Chromium -> the env's PulseAudio speaker -> its monitor -> ``parec`` -> 
 buffer -> energy gate -> faster-whisper -> two transcript layers in the observation:
 
 - ``recent_audio``: what was said since the previous step, plus ``overlap_s`` before it so a
-  sentence cut by the step boundary is whole; each sentence with its start and end time (and,
-  with the keyframe channel on, the keyframes that fall inside it).
+  sentence cut by the step boundary is whole, and any sentence committed since the previous step
+  that ended before that (the transcript lags speech: a sentence committed late is news too);
+  each sentence with its start and end time (and, with the keyframe channel on, the keyframes
+  that fall inside it).
 - ``audio_context``: the last ``context_s`` seconds, one line per sentence, ``(t s) text``.
 
 Transcription runs in the background as audio arrives; a step only transcribes the utterance
@@ -90,6 +92,7 @@ class AudioTranscript(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.base.needs_wall_clock("transcript")  # the page's sound plays on the wall clock
         self._transcriber: StreamingTranscriber | None = None
         self._last_step_t = 0.0  # page time of the previous observation
+        self._shown: set[tuple[float, str]] = set()  # committed sentences a recent layer held
         self._model_seen = (0, 0.0)  # model calls and seconds reported so far
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -104,6 +107,7 @@ class AudioTranscript(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._transcriber = StreamingTranscriber(capture, self.recognizer, self.activity)
         self._transcriber.start(from_time=base.episode_start)
         self._last_step_t = 0.0
+        self._shown = set()
         self._model_seen = (0, 0.0)
         return self._observe(obs, info)
 
@@ -151,7 +155,7 @@ class AudioTranscript(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._transcriber.prune(before=base.wall_time(now - self.context_s - 5.0))
 
         window_start = max(0.0, self._last_step_t - self.overlap_s)
-        recent = [s for s in heard if page(s.end) >= window_start]
+        recent, self._shown = recent_sentences(heard, page, window_start, self._shown)
         context = [s for s in heard if page(s.start) >= now - self.context_s]
         keyframes = np.asarray(obs.get("keyframe_times", []), dtype=float)[
             : int(obs.get("keyframe_count", 0))
@@ -184,6 +188,30 @@ class AudioTranscript(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return obs, info
 
 
+def recent_sentences(
+    heard: list[TimedSegment],
+    page: PageTime,
+    window_start: float,
+    shown: set[tuple[float, str]],
+) -> tuple[list[TimedSegment], set[tuple[float, str]]]:
+    """The recent layer's sentences, and the committed ones shown in a recent layer by now.
+
+    A sentence is recent when it ends at ``window_start`` (page time) or later, or when it is
+    committed and no recent layer has held it yet: the transcript lags speech, and a sentence
+    committed more than the overlap after it ended (a long utterance, a busy machine) would
+    otherwise reach only the audio context. ``shown`` holds (start, text) of committed
+    sentences already shown; the set returned keeps only those still heard.
+    """
+    recent = [
+        s
+        for s in heard
+        if page(s.end) >= window_start or (s.stable and (s.start, s.text) not in shown)
+    ]
+    committed = {(s.start, s.text) for s in heard if s.stable}
+    now_shown = (shown | {(s.start, s.text) for s in recent if s.stable}) & committed
+    return recent, now_shown
+
+
 def _as_dict(segment: TimedSegment, page: PageTime) -> dict[str, Any]:
     return {
         "start": round(page(segment.start), 3),
@@ -210,6 +238,8 @@ def _format_recent(
     for seg in segments:
         a, b = page(seg.start), page(seg.end)
         more = "" if seg.stable else "  (still speaking)"
+        if b < start:  # committed since the previous step, though said before its window
+            more = "  (transcribed late)"
         lines.append(f'({a:.1f}s–{b:.1f}s) "{seg.text}"{more}')
         if keyframes.size:
             inside = [k + 1 for k, kt in enumerate(keyframes) if a <= kt <= b]
