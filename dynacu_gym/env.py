@@ -57,6 +57,8 @@ RESULT_SCRIPT = (
 )
 ELEMENTS_TIMEOUT_S = 10.0  # how long the page may take to list its elements
 # The agent's input: what it changes on screen is the step's screenshot, not news.
+POPUP_STILL_S = 0.02  # a popup window is drawn once two grabs this far apart agree on it
+POPUP_WAIT_S = 1.0  # the longest a step waits for its popups to be drawn
 INPUT_ACTIONS = (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL)
 
 
@@ -198,6 +200,7 @@ class DynaCUEnv(gym.Env):
         self._ended = False
         self._pointer = (SCREEN_WIDTH // 2, SCREEN_HEIGHT // 2)
         self._screenshot = np.zeros((SCREEN_HEIGHT, SCREEN_WIDTH, 3), dtype=np.uint8)
+        self._popups: list[tuple[int, int, int, int]] = []  # as the last click or key left them
         self.screenshot_time = 0.0  # monotonic time of the last screenshot's grab (its middle)
         # (start, end) in monotonic time of the last step's input (a click, typing, a key or a
         # scroll) up to its screenshot: what the screen did then, the agent's input did; None
@@ -251,6 +254,7 @@ class DynaCUEnv(gym.Env):
         self._step = 0
         self._prior_actions = []
         self._ended = False
+        self._popups = []
         self._result = "pending"
         self._checks = dict.fromkeys(self.task.checklist, False)
         self._credit = 0.0
@@ -540,6 +544,8 @@ class DynaCUEnv(gym.Env):
             self._speech_info = self._speaker(act)
         if act.type in INPUT_ACTIONS:
             self._let_paint(browser)  # the screenshot shows what the input changed
+        if act.type in (ActionType.CLICK, ActionType.KEY):
+            self._let_popups_paint()
 
     def _grab_screenshot(self) -> None:
         """Grab the screen; with the elements channel, list the page's elements meanwhile.
@@ -601,6 +607,38 @@ class DynaCUEnv(gym.Env):
             browser.settle()
         else:
             browser.evaluate(SETTLE_SCRIPT)
+
+    def _let_popups_paint(self) -> None:
+        """Wait until the browser's popup windows (an open dropdown's list) are drawn and still.
+
+        A popup is a window of its own, drawn after the page has painted: on a loaded machine
+        the screenshot of the click that opened a dropdown showed its list part drawn, and the
+        next step showed it whole. A popup that has just opened is drawn when its box differs
+        from what the last screenshot showed there; any popup, when two grabs
+        :data:`POPUP_STILL_S` apart agree on it. After :data:`POPUP_WAIT_S` the step goes on
+        with the screen as it is.
+        """
+        display = self._sandbox().display
+        boxes = display.popups()
+        deadline = time.monotonic() + POPUP_WAIT_S
+        last = None
+        while boxes:
+            frame = display.grab()
+            now = [_crop(frame, box) for box in boxes]
+            drawn = all(
+                box in self._popups or not np.array_equal(part, _crop(self._screenshot, box))
+                for box, part in zip(boxes, now, strict=True)
+            )
+            still = last is not None and all(
+                np.array_equal(a, b) for a, b in zip(now, last, strict=True)
+            )
+            if (drawn and still) or time.monotonic() >= deadline:
+                break
+            time.sleep(POPUP_STILL_S)
+            again = display.popups()
+            last = now if again == boxes else None
+            boxes = again
+        self._popups = boxes
 
     def _variant(self, number: int) -> TaskSpec:
         """The task's variant ``number`` (with this env's time limit), its audio rendered."""
@@ -701,6 +739,12 @@ class DynaCUEnv(gym.Env):
             "record": to_charset(render_record(parts), MAX_RECORD_CHARS),
         }
         return obs, parts
+
+
+def _crop(frame: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """The part of a screen grab inside ``box`` (x, y, width, height), clipped to the screen."""
+    x, y, width, height = box
+    return frame[max(y, 0) : max(y + height, 0), max(x, 0) : max(x + width, 0)]
 
 
 def _quoted(text: str, limit: int = 40) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import os
 import select
 import shutil
@@ -15,6 +18,34 @@ from dynacu_gym.runtime.process import ChildProcess, InfraError
 
 SCREEN_WIDTH = 1280
 SCREEN_HEIGHT = 720
+IS_VIEWABLE = 2  # XWindowAttributes.map_state of a window that is mapped and shown
+
+
+@functools.cache
+def _xlib() -> ctypes.CDLL:
+    """libX11 with the calls :meth:`VirtualDisplay.popups` makes, typed."""
+    lib = ctypes.cdll.LoadLibrary(ctypes.util.find_library("X11") or "libX11.so.6")
+    handle, window = ctypes.c_void_p, ctypes.c_ulong
+    lib.XOpenDisplay.restype = handle
+    lib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    lib.XDefaultRootWindow.restype = window
+    lib.XDefaultRootWindow.argtypes = [handle]
+    lib.XQueryTree.argtypes = [
+        handle,
+        window,
+        ctypes.POINTER(window),
+        ctypes.POINTER(window),
+        ctypes.POINTER(ctypes.POINTER(window)),
+        ctypes.POINTER(ctypes.c_uint),
+    ]
+    from mss.linux import XWindowAttributes
+
+    lib.XGetWindowAttributes.argtypes = [handle, window, ctypes.POINTER(XWindowAttributes)]
+    lib.XFree.argtypes = [ctypes.c_void_p]
+    lib.XGrabServer.argtypes = [handle]
+    lib.XUngrabServer.argtypes = [handle]
+    lib.XCloseDisplay.argtypes = [handle]
+    return lib
 
 
 class VirtualDisplay:
@@ -112,6 +143,57 @@ class VirtualDisplay:
             raise InfraError(f"could not grab the X display {self.display}: {e}") from e
         bgra = np.frombuffer(shot.raw, dtype=np.uint8).reshape(self.height, self.width, 4)
         return np.ascontiguousarray(bgra[:, :, 2::-1])
+
+    def popups(self) -> list[tuple[int, int, int, int]]:
+        """The boxes ``(x, y, width, height)`` of the browser's popup windows now shown.
+
+        A native dropdown's list, a date or colour picker is a window of its own above the
+        page (override-redirect, as no window manager places it), drawn after the page has
+        painted. One query of the X server's window tree, ~2 ms, made with the server held
+        (no other client's request runs meanwhile), so no window listed closes before its
+        attributes are read: Xlib's answer to asking after a closed window is to end the process.
+        """
+        if self.display is None:
+            raise InfraError("the display is not started")
+        from mss.linux import XWindowAttributes
+
+        lib = _xlib()
+        connection = lib.XOpenDisplay(self.display.encode())
+        if not connection:
+            raise InfraError(f"could not open the X display {self.display}")
+        lib.XGrabServer(connection)
+        try:
+            root, parent = ctypes.c_ulong(), ctypes.c_ulong()
+            children, count = ctypes.POINTER(ctypes.c_ulong)(), ctypes.c_uint()
+            root_window = lib.XDefaultRootWindow(connection)
+            if not lib.XQueryTree(
+                connection,
+                root_window,
+                ctypes.byref(root),
+                ctypes.byref(parent),
+                ctypes.byref(children),
+                ctypes.byref(count),
+            ):
+                raise InfraError(f"could not list the windows of the X display {self.display}")
+            boxes = []
+            try:
+                for i in range(count.value):
+                    attributes = XWindowAttributes()
+                    if not lib.XGetWindowAttributes(
+                        connection, children[i], ctypes.byref(attributes)
+                    ):
+                        continue
+                    if attributes.map_state == IS_VIEWABLE and attributes.override_redirect:
+                        box = (attributes.x, attributes.y, attributes.width, attributes.height)
+                        if box[2] > 1 and box[3] > 1:  # Chromium keeps 1x1 helper windows
+                            boxes.append(box)
+            finally:
+                if children:
+                    lib.XFree(children)
+            return boxes
+        finally:
+            lib.XUngrabServer(connection)
+            lib.XCloseDisplay(connection)  # sends the ungrab
 
     def release_grab(self) -> None:
         """Close the calling thread's grabbing connection, if it has one.
