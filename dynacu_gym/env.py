@@ -56,9 +56,9 @@ RESULT_SCRIPT = (
     "() => [window.getTaskResult(), window.getTaskChecklist ? window.getTaskChecklist() : null]"
 )
 ELEMENTS_TIMEOUT_S = 10.0  # how long the page may take to list its elements
-# The agent's input: what it changes on screen is the step's screenshot, not news.
 POPUP_STILL_S = 0.02  # a popup window is drawn once two grabs this far apart agree on it
 POPUP_WAIT_S = 1.0  # the longest a step waits for its popups to be drawn
+# The agent's input: what it changes on screen is the step's screenshot, not news.
 INPUT_ACTIONS = (ActionType.CLICK, ActionType.TYPE, ActionType.KEY, ActionType.SCROLL)
 
 
@@ -612,8 +612,8 @@ class DynaCUEnv(gym.Env):
         """Wait until the browser's popup windows (an open dropdown's list) are drawn and still.
 
         A popup is a window of its own, drawn after the page has painted: on a loaded machine
-        the screenshot of the click that opened a dropdown showed its list part drawn, and the
-        next step showed it whole. A popup that has just opened is drawn when its box differs
+        the screenshot of the click that opened a dropdown showed its list not yet whole, and
+        the screen changed after it. A popup that has just opened is drawn when its box differs
         from what the last screenshot showed there; any popup, when two grabs
         :data:`POPUP_STILL_S` apart agree on it. After :data:`POPUP_WAIT_S` the step goes on
         with the screen as it is.

@@ -149,9 +149,10 @@ class VirtualDisplay:
 
         A native dropdown's list, a date or colour picker is a window of its own above the
         page (override-redirect, as no window manager places it), drawn after the page has
-        painted. One query of the X server's window tree, ~2 ms, made with the server held
-        (no other client's request runs meanwhile), so no window listed closes before its
-        attributes are read: Xlib's answer to asking after a closed window is to end the process.
+        painted. One query of the X server's window tree (0.36 ms measured), made with the
+        server held (no other client's request runs meanwhile), so no window listed closes
+        before its attributes are read: Xlib's answer to asking after a closed window is to end
+        the process.
         """
         if self.display is None:
             raise InfraError("the display is not started")
