@@ -248,8 +248,10 @@ import sys, time
 from pathlib import Path
 from dynacu_gym.runtime.process import exit_on_sigterm
 exit_on_sigterm()
-print("ready", flush=True)
 try:
+    # Inside the try: a SIGTERM handled just after the print, before a try below it, would
+    # raise where no finally runs (seen in CI on a loaded machine).
+    print("ready", flush=True)
     time.sleep(60)
 finally:
     print("stopping", flush=True)
