@@ -249,8 +249,8 @@ from pathlib import Path
 from dynacu_gym.runtime.process import exit_on_sigterm
 exit_on_sigterm()
 try:
-    # Inside the try: a SIGTERM handled just after the print, before a try below it, would
-    # raise where no finally runs (seen in CI on a loaded machine).
+    # Inside the try: a SIGTERM handled between this print and the try, were the print above
+    # it, would raise where no finally runs (seen in CI on a loaded machine).
     print("ready", flush=True)
     time.sleep(60)
 finally:
