@@ -55,14 +55,20 @@ def _crop(image: np.ndarray, element: dict[str, Any], scale: int, path: Path) ->
 
     A text's box is its glyphs', so it gets a margin; a control's is its border's, which
     tesseract reads as noise, so it is cut 3 px inside. The crop is stretched to full
-    contrast and padded with its own background.
+    contrast and padded with its ground, the median shade of its edge (its corner was the page
+    around a rounded button, and tesseract read nothing in a frame of another shade); light
+    text on a dark ground is inverted, since tesseract reads dark text on light.
     """
     x, y, w, h = element["box"]
     d = -4 if element["role"] == "text" else 3
     crop = Image.fromarray(image).crop((max(0, x + d), max(0, y + d), x + w - d, y + h - d))
     crop = crop.convert("L").resize((crop.width * scale, crop.height * scale))
     crop = ImageOps.autocontrast(crop)
-    crop = ImageOps.expand(crop, 20, fill=int(crop.getpixel((0, 0))))
+    pixels = np.asarray(crop)
+    ground = int(np.median(np.concatenate([pixels[0], pixels[-1], pixels[:, 0], pixels[:, -1]])))
+    if ground < 128:
+        crop, ground = ImageOps.invert(crop), 255 - ground
+    crop = ImageOps.expand(crop, 20, fill=ground)
     crop.save(path)
     return path
 
