@@ -669,10 +669,7 @@ class DynaCUEnv(gym.Env):
         browser = self._sandbox().browser_or_raise()
         paced = bool(self._wall_clock_needs) or self._sounds or browser.listening()
         wall_start = time.monotonic()
-        browser.pass_time(seconds, paced)
-        wall_end = time.monotonic()
-        browser.settle_requests()  # what the page asked its server in that time has come back
-        browser.settle()
+        wall_end = browser.pass_time(seconds, paced)  # and what the page asked has come back
         self.page_clock.passed(wall_start, wall_end, seconds)
 
     def _wait(self, seconds: float) -> None:

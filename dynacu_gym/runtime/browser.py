@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -132,16 +133,62 @@ CLOCK_INIT_SCRIPT = """
       await Promise.all(running.map((c) => suspend.call(c)));
     },
     requests: 0,
-    /** Resolves once no request the page made (its body read included) is still open. */
-    async settled() {
-      const turn = () => new Promise((done) => {
-        const channel = new MessageChannel();  // a real task: setTimeout is the fake clock's
-        channel.port1.onmessage = done;
-        channel.port2.postMessage(0);
-      });
+    /** Runs `ms` of the fake clock in this page and its frames; returns the page's verdict. */
+    async slice(ms) {
+      for (const clock of clocks(window)) await clock.runFor(ms);
+      moveAnimations(ms);
+      return window.getTaskResult ? String(window.getTaskResult()) : "pending";
+    },
+    /** Runs `total` ms in slices of `each` as fast as the page computes them, a real task
+     *  between slices (what the page posts, and the browser's own work, runs there), until
+     *  the page decides the episode; then waits as `passed` does. [verdict, ms run]. */
+    async run(total, each) {
+      let done = 0, verdict = "pending";
+      while (done < total && verdict === "pending") {
+        const ms = Math.min(each, total - done);
+        verdict = await time.slice(ms);
+        done += ms;
+        if (done < total) await turn();
+      }
+      await time.passed();
+      return [verdict, done];
+    },
+    /** Resolves once no request the page made (its body read included) is still open and
+     *  the page has painted what followed: what a step asked is answered within it. */
+    async passed() {
       do { await turn(); } while (time.requests > 0);
       await turn();  // what the page does with the answer runs first
+      await time.frames();
     },
+  };
+  // A real task: setTimeout and requestAnimationFrame are the fake clock's.
+  const turn = () => new Promise((done) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = done;
+    channel.port2.postMessage(0);
+  });
+  // Playwright's fake clock of this window and of every same-origin frame in it (the only
+  // frames a task page can have: other origins are blocked).
+  const clocks = (w) => {
+    const out = [];
+    try {
+      if (w.__pwClock) out.push(w.__pwClock.controller);
+      for (let i = 0; i < w.frames.length; i += 1) out.push(...clocks(w.frames[i]));
+    } catch (e) { /* a frame of another origin: nothing of ours runs there */ }
+    return out;
+  };
+  // Sets every running animation to where the slices since it was first seen put it (the
+  // document timeline itself stands still). The time is set, not added to, so a frame the
+  // browser drew in between changes nothing.
+  const seen = new WeakMap();
+  const moveAnimations = (ms) => {
+    const now = performance.now();  // the fake clock, at the end of this slice
+    for (const a of document.getAnimations()) {
+      if (a.playState !== "running") { seen.delete(a); continue; }
+      if (!seen.has(a)) seen.set(a, {since: now - ms, from: a.currentTime || 0});
+      const s = seen.get(a);
+      a.currentTime = s.from + (now - s.since);
+    }
   };
   const track = (promise) => {
     time.requests += 1;
@@ -189,26 +236,9 @@ CLOCK_INIT_SCRIPT = """
 })();
 """
 
-# One slice of paused time has run on the fake clock: set every running animation to where
-# the slices since it was first seen put it (the document timeline itself stands still). The
-# time is set, not added to, so a frame the browser drew in between changes nothing. Returns
-# the page's verdict.
-PASS_SLICE_SCRIPT = """
-(ms) => {
-  const now = performance.now();  // the fake clock, at the end of this slice
-  const seen = window.__dynacuSeen || (window.__dynacuSeen = new WeakMap());
-  for (const a of document.getAnimations()) {
-    if (a.playState !== "running") { seen.delete(a); continue; }
-    if (!seen.has(a)) seen.set(a, {since: now - ms, from: a.currentTime || 0});
-    const s = seen.get(a);
-    a.currentTime = s.from + (now - s.since);
-  }
-  return window.getTaskResult ? window.getTaskResult() : "pending";
-}
-"""
-
-# The epoch the fake clock starts at (ms): any fixed date, so that Date is the same every run.
-PAUSED_EPOCH_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+# The time the fake clock starts at: any fixed date, so that Date is the same every run. A
+# datetime, not a number: Playwright for Python reads a number as seconds.
+PAUSED_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
 # Long (~330 lines): every call into the page must run on the one Playwright thread this class
@@ -495,8 +525,8 @@ class Browser:
             # passed: installed at the epoch itself, a loaded machine failed the pause now and
             # then ("Cannot fast-forward to the past"). Installed an hour before, it only runs
             # on to the epoch, before any task page loads.
-            context.clock.install(time=PAUSED_EPOCH_MS - 3_600_000)
-            context.clock.pause_at(PAUSED_EPOCH_MS)
+            context.clock.install(time=PAUSED_EPOCH - timedelta(hours=1))
+            context.clock.pause_at(PAUSED_EPOCH)
             self._cdp = context.new_cdp_session(self._page)
             self._cdp.send("Animation.enable")
             self._cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
@@ -504,56 +534,62 @@ class Browser:
         self.call(hold)
         self.time_held = True
 
-    def pass_time(self, seconds: float, paced: bool, slice_s: float = 0.1) -> str:
-        """Let ``seconds`` of page time pass, in slices; returns the page's verdict after.
+    def pass_time(self, seconds: float, paced: bool, slice_s: float = 0.1) -> float:
+        """Let ``seconds`` of page time pass, in slices, then wait as :meth:`settle` does.
 
         Each slice runs the fake clock on (firing the timers due in it) and moves the running
-        animations on by as much. ``paced``: the slices keep to the wall clock and the page's
-        sound plays meanwhile (a page that plays or hears sound, or a channel that watches the
-        screen, needs real time to pass); else they run as fast as the page computes them.
-        Stops at the end of the slice in which the page decides the episode.
+        animations on by as much, in the page (``__dynacuTime.slice``). ``paced``: the slices
+        keep to the wall clock and the page's sound plays meanwhile (a page that plays or hears
+        sound, or a channel that watches the screen, needs real time to pass); else they run
+        as fast as the page computes them, all in one call into the page. Stops at the end of
+        the slice in which the page decides the episode.
+
+        Playwright's ``clock.run_for`` is not used: each call adds an init script to the
+        context (replayed on every later page load) and takes two round trips.
+
+        Returns:
+            The monotonic time the slices ended: paced, before the wait for requests and
+            paint; unpaced, after it (a few frames: the page's time is not the wall clock's
+            then, and nothing is timed against it).
         """
         total_ms = round(seconds * 1000)
         slice_ms = max(1, round(slice_s * 1000))
 
-        def run() -> str:
+        def run() -> float:
             page = self._page
-            if paced:
-                page.evaluate("() => window.__dynacuTime && window.__dynacuTime.pass()")
+            if not paced:
+                page.evaluate(
+                    "([total, each]) => window.__dynacuTime.run(total, each)", [total_ms, slice_ms]
+                )
+                return time.monotonic()
+            page.evaluate("() => window.__dynacuTime.pass()")
             start = time.monotonic()
-            done, result = 0, "pending"
+            done, verdict = 0, "pending"
             try:
-                while done < total_ms and result == "pending":
+                while done < total_ms and verdict == "pending":
                     ms = min(slice_ms, total_ms - done)
-                    page.clock.run_for(ms)
-                    result = page.evaluate(PASS_SLICE_SCRIPT, ms)
+                    verdict = page.evaluate("(ms) => window.__dynacuTime.slice(ms)", ms)
                     done += ms
-                    if paced:
-                        ahead = start + done / 1000 - time.monotonic()
-                        if ahead > 0:
-                            time.sleep(ahead)
+                    ahead = start + done / 1000 - time.monotonic()
+                    if ahead > 0:
+                        time.sleep(ahead)
+                ended = time.monotonic()
             finally:
-                if paced:
-                    page.evaluate("() => window.__dynacuTime && window.__dynacuTime.hold()")
-            return str(result)
+                page.evaluate("() => window.__dynacuTime.hold()")
+            page.evaluate("() => window.__dynacuTime.passed()")
+            return ended
 
         return self.call(run, timeout=seconds * (2.0 if paced else 10.0) + 30.0)
 
     def settle(self) -> None:
-        """Wait until the page has painted what changed, in paused time.
+        """Wait until the page's requests have come back and it has painted, in paused time.
 
         The page's ``requestAnimationFrame`` is the fake clock's then, so the env's usual two
-        frames would never come: this waits for two of the real ones, which
+        frames would never come: this waits for the requests the page has open (a
+        transcription of the agent's words), then for two of the real frames, which
         :data:`CLOCK_INIT_SCRIPT` kept.
         """
-        self.evaluate("() => window.__dynacuTime.frames()")
-
-    def settle_requests(self, timeout: float = 30.0) -> None:
-        """Wait until the page's requests to its server have come back (paused time).
-
-        What a step asked (a transcription of the agent's words) is then answered within it.
-        """
-        self.evaluate("() => window.__dynacuTime.settled()", timeout=timeout)
+        self.evaluate("() => window.__dynacuTime.passed()", timeout=30.0)
 
     def listening(self) -> bool:
         """Whether the page has opened the microphone (paused time only)."""
