@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 import urllib.request
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -214,6 +216,33 @@ def test_two_envs_are_isolated(make_env, probe_task):
     b.step(parse_action("click 200 200"))
     assert _probe(a)["clicks"] == [[100, 100]]
     assert _probe(b)["clicks"] == [[200, 200]]
+
+
+def _playwright_disabled_features() -> set[str]:
+    """The features the installed Playwright's driver switches off in Chromium."""
+    import playwright
+
+    driver = Path(playwright.__file__).parent / "driver" / "package" / "lib"
+    for path in sorted(driver.rglob("*.js")):
+        text = path.read_text(errors="replace")
+        at = text.find("disabledFeatures = [")
+        if at >= 0:
+            body = re.sub(r"//[^\n]*", "", text[at : text.index("]", at)])
+            return set(re.findall(r'"([^"]+)"', body))
+    raise AssertionError(f"no disabledFeatures list under {driver}")
+
+
+def test_chromium_keeps_every_feature_playwright_switches_off(probe_env):
+    """Chromium reads only the last --disable-features: ours must carry Playwright's too."""
+    probe_env.reset(seed=0)
+    (pid,) = probe_env.sandbox.browser_or_raise().browser_pids()
+    args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    flags = [a for a in args if a.startswith("--disable-features=")]
+    assert len(flags) >= 2  # Playwright's, then ours
+    kept = set(flags[-1].split("=", 1)[1].split(","))
+    wanted = _playwright_disabled_features()
+    assert "PaintHolding" in wanted and wanted <= kept, sorted(wanted - kept)
+    assert {"Translate", "DialMediaRouteProvider"} <= kept
 
 
 def test_close_leaves_no_process(probe_task):

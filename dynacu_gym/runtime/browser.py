@@ -28,6 +28,19 @@ T = TypeVar("T")
 # request that escaped the route filter could not leave the machine by name. Window animations
 # off: a dropdown's list is a window of its own that otherwise fades in for ~60 ms after the
 # page has painted, so the screenshot of the click that opens it showed it faint.
+#
+# Chromium keeps only the last --disable-features it is given, and Playwright passes its own
+# first: ours must repeat Playwright's list (1.65.2's, PaintHolding among them) or it drops it.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin", "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled",
+    "PreconnectToSearch", "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
+)  # fmt: skip
+# Ours: no translate bar, no cast (DIAL) probes, no omnibox popup renderer in a kiosk.
+DISABLED_FEATURES = (*PLAYWRIGHT_DISABLED_FEATURES, "Translate", "DialMediaRouteProvider",
+                     "WebUIOmniboxPopup")  # fmt: skip
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -37,7 +50,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+    "--disable-features=" + ",".join(DISABLED_FEATURES),
     "--wm-window-animations-disabled",
     "--disable-session-crashed-bubble",
     "--disable-infobars",
