@@ -115,3 +115,93 @@ def test_a_sentence_committed_late_reaches_the_recent_layer_once():
     recent, shown = recent_sentences([early, question], page, 44.0, shown)
     assert recent == [] and shown == {(10.0, "Hello there."), (21.7, "So, which stage failed?")}
     assert recent_sentences([question], page, 44.0, shown)[1] == {(21.7, "So, which stage failed?")}
+
+
+class _Capture:
+    """A speaker capture that plays ``audio`` as the test advances it."""
+
+    def __init__(self, audio: np.ndarray) -> None:
+        self.audio, self.total, self.origin = audio, 0, 100.0
+
+    def position(self) -> tuple[int, float]:
+        return self.total, self.origin
+
+    def read(self, first: int, last: int) -> np.ndarray:
+        return self.audio[max(0, first) : min(last, self.total)]
+
+    def alive(self) -> bool:
+        return True
+
+
+class _Words:
+    """A recogniser that reads each burst of tone as the word its loudness stands for, and
+    notes each call's beam."""
+
+    def __init__(self, words: dict[float, str]) -> None:
+        self.words, self.beams = words, []
+
+    def transcribe(self, audio, word_timestamps, beam_size, redecode_skipped):
+        self.beams.append(beam_size)
+        rms = asr._frame_rms(audio)
+        voiced = np.append(rms > 0.05, False)
+        found, start = [], None
+        for i, v in enumerate(voiced):
+            if v and start is None:
+                start = i
+            elif not v and start is not None:
+                amp = float(np.sqrt(2) * rms[start:i].mean())
+                text = self.words[min(self.words, key=lambda a: abs(a - amp))]
+                found.append(Word(start * asr.FRAME / SAMPLE_RATE, i * asr.FRAME / SAMPLE_RATE,
+                                  " " + text))  # fmt: skip
+                start = None
+        if not found:
+            return []
+        return [Segment(found[0].start, found[-1].end, "".join(w.text for w in found).strip(),
+                        tuple(found))]  # fmt: skip
+
+
+def _bursts(*parts: tuple[float, float]) -> np.ndarray:
+    """(seconds, amplitude) pieces: a 220 Hz tone, or silence at amplitude 0."""
+    return np.concatenate([_tone(s) * (a / 0.2) for s, a in parts])
+
+
+def _play(audio: np.ndarray, words: dict[float, str]):
+    """Play ``audio`` into a transcriber 50 ms at a time, as its thread polls; yield the
+    seconds played and what it has after each poll."""
+    transcriber = asr.StreamingTranscriber(_Capture(audio), _Words(words))
+    chunk = int(0.05 * SAMPLE_RATE)
+    for total in range(chunk, len(audio) + chunk, chunk):
+        transcriber.capture.total = min(total, len(audio))
+        transcriber._scan()
+        transcriber._transcribe_pending()
+        yield transcriber.capture.total / SAMPLE_RATE, transcriber
+
+
+def test_a_sentence_is_committed_at_its_end_and_what_follows_is_a_new_utterance():
+    # "Hello", 0.3 s of quiet, "there.", 0.3 s, "Next", then silence: the quiets are shorter
+    # than the silence that ends an utterance.
+    audio = _bursts((0.5, 0.1), (0.3, 0), (0.5, 0.2), (0.3, 0), (0.5, 0.3), (1.0, 0))
+    committed_at = None
+    for played, transcriber in _play(audio, {0.1: "Hello", 0.2: "there.", 0.3: "Next"}):
+        texts = [s.text for s in transcriber.snapshot() if s.stable]
+        if committed_at is None and texts:
+            committed_at, first = played, texts
+    # Committed within 0.35 s of the sentence's end (1.3 s), before "Next" is said.
+    assert first == ["Hello there."] and committed_at <= 1.3 + 0.35
+    # "Next" is an utterance of its own: decoded alone, not with the sentence again.
+    assert [s.text for s in transcriber.snapshot()] == ["Hello there.", "Next"]
+    assert all(s.stable for s in transcriber.snapshot())
+
+
+def test_unstable_text_follows_each_pause_and_a_quiet_decode_is_not_repeated():
+    audio = _bursts((0.3, 0.1), (0.12, 0), (0.3, 0.2), (0.12, 0), (0.3, 0.3), (1.0, 0))
+    seen: dict[str, float] = {}
+    for played, transcriber in _play(audio, {0.1: "one", 0.2: "two", 0.3: "three"}):
+        for seg in transcriber.snapshot():
+            seen.setdefault(seg.text, played)
+    # "two" ends at 0.72 s: its unstable text is there at the pause after it.
+    assert seen["one two"] <= 0.72 + 0.2
+    # No sentence end: the beam's decode at the quiet waits for the utterance's end and is
+    # committed then, not decoded again.
+    assert [s.text for s in transcriber.snapshot()] == ["one two three"]
+    assert transcriber.snapshot()[0].stable and transcriber.recognizer.beams.count(5) == 1

@@ -8,12 +8,13 @@ the local Hugging Face cache (nothing is downloaded at run time).
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -184,8 +185,17 @@ def _redecoded(segments: list[Segment], by: float, cut: float) -> list[Segment]:
     return _kept(segments, keep)
 
 
+_MODELS: dict[tuple[str, str, str], Any] = {}  # one WhisperModel per (path, device, compute)
 _LOADED: dict[tuple[str, str, str, str], Recognizer] = {}
 _LOADING = threading.Lock()
+# Model replicas, each decoding one call at a time: the transcript and a listening page's
+# endpoint decode at once without either waiting, and share the weights of one model.
+REPLICAS = 2
+
+
+def cpu_threads() -> int:
+    """Threads for one decode: the cores this process may use, at most 4."""
+    return max(1, min(4, len(os.sched_getaffinity(0))))
 
 
 def load_recognizer(
@@ -194,13 +204,14 @@ def load_recognizer(
     compute_type: str = "int8",
     user: str = "transcript",
 ) -> Recognizer:
-    """Load a Whisper model for faster-whisper, once per process and ``user``.
+    """Load a Whisper model for faster-whisper, once per process; a recogniser per ``user``.
 
     Every env of a process shares it (a :class:`Recognizer` is safe across threads): a model
     loaded per env was never given back to the system when the env closed, ~100 MB more per
     env, so a worker that plays the catalogue env after env grew without bound. Each ``user``
-    (the transcript channel, the pages' listening endpoint) has its own, so the page hearing
-    the agent never waits on the transcript's decoding, nor the other way round.
+    (the transcript channel, the pages' listening endpoint) decodes on a replica of its own
+    (:data:`REPLICAS`), so the page hearing the agent never waits on the transcript's
+    decoding, nor the other way round, and the weights are loaded once.
 
     Raises:
         DependencyNotInstalled: faster-whisper or the default model package is missing.
@@ -227,10 +238,17 @@ def load_recognizer(
         path, name = str(model), str(model)
     with _LOADING:
         key = (path, device, compute_type, user)
-        if key not in _LOADED:
+        if key in _LOADED:
+            return _LOADED[key]
+        if key[:3] not in _MODELS:
             try:
-                whisper = WhisperModel(
-                    path, device=device, compute_type=compute_type, local_files_only=True
+                _MODELS[key[:3]] = WhisperModel(
+                    path,
+                    device=device,
+                    compute_type=compute_type,
+                    cpu_threads=cpu_threads(),
+                    num_workers=REPLICAS,
+                    local_files_only=True,
                 )
             except Exception as e:  # huggingface_hub raises several kinds when not cached
                 raise FileNotFoundError(
@@ -238,7 +256,7 @@ def load_recognizer(
                     "(with model.bin) or a model name already in the local Hugging Face cache; "
                     f"nothing is downloaded at run time ({type(e).__name__}: {e})"
                 ) from e
-            _LOADED[key] = Recognizer(whisper, name)
+        _LOADED[key] = Recognizer(_MODELS[key[:3]], name)
         return _LOADED[key]
 
 
@@ -316,6 +334,12 @@ class VoiceActivity:
     Attributes:
         threshold: RMS (full scale 1.0) above which a 30 ms frame counts as voice.
         end_silence_s: silence that ends an utterance.
+        sentence_end_silence_s: silence after which the utterance so far is decoded for good
+            (with the beam); when that text ends a sentence it is committed at once, and voice
+            that follows starts a new utterance. Else the decode is kept for the utterance's
+            end, if no voice comes before it.
+        pause_s: silence after new voice at which the utterance's unstable text is decoded
+            again: the words before a pause are whole, so a pass then reads them all.
         max_utterance_s: an utterance longer than this is cut at its quietest frame in its last
             2 s, so that long stretches of speech are committed as they go.
         pad_s: audio kept before the onset and after the end of voice.
@@ -324,6 +348,8 @@ class VoiceActivity:
 
     threshold: float = 0.008
     end_silence_s: float = 0.6
+    sentence_end_silence_s: float = 0.25
+    pause_s: float = 0.09
     max_utterance_s: float = 12.0
     pad_s: float = 0.2
     min_voice_s: float = 0.15
@@ -334,10 +360,12 @@ class VoiceActivity:
 class StreamingTranscriber:
     """Transcribes a :class:`SpeakerCapture` as audio arrives, in a background thread.
 
-    Utterances are cut by energy, so silence costs nothing (no model call). The thread
-    transcribes each utterance once it has closed and commits its sentences; while an utterance
-    is still going on, it re-transcribes it as it grows (at most every ``tentative_every_s``, and
-    never more often than twice the last pass took) as unstable text. A step only reads what the
+    Utterances are cut by energy, so silence costs nothing (no model call). While an utterance
+    goes on, the thread decodes it greedily as unstable text at each pause in the voice (and at
+    least every ``tentative_every_s`` of voice, never more often than twice the last pass took).
+    At a longer quiet it decodes the utterance with the beam: text that ends a sentence is
+    committed then, and what is said next is a new utterance; other text waits for the
+    utterance's end and is committed then without a second decode. A step only reads what the
     thread has: it never runs the model itself.
     """
 
@@ -346,8 +374,8 @@ class StreamingTranscriber:
         capture: Any,
         recognizer: Recognizer,
         activity: VoiceActivity | None = None,
-        poll_s: float = 0.1,
-        tentative_every_s: float = 1.0,
+        poll_s: float = 0.05,
+        tentative_every_s: float = 1.5,
         final_beam_size: int = 5,
     ) -> None:
         self.capture = capture
@@ -365,6 +393,9 @@ class StreamingTranscriber:
         self._tentative: list[TimedSegment] = []  # of the utterance starting _tentative_from
         self._tentative_from: int | None = None
         self._tentative_upto = 0
+        self._tentative_voice = 0  # the last voice sample the unstable text has heard
+        # The open utterance decoded with the beam at a quiet: (first, last voice, sentences).
+        self._early: tuple[int, int, list[TimedSegment]] | None = None
         self._last_pass_s = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -384,7 +415,7 @@ class StreamingTranscriber:
         first = total if origin is None else max(0, int((from_time - origin) * SAMPLE_RATE))
         with self._lock:
             self._committed, self._closed, self._tentative = [], [], []
-            self._tentative_from = None
+            self._tentative_from, self._early = None, None
             self._restart(min(first, total))
         self.error = None
         self._stop.clear()
@@ -451,31 +482,77 @@ class StreamingTranscriber:
         return min(window, key=lambda se: se[1])[0] if window else self._scanned
 
     def _transcribe_pending(self) -> None:
-        """Commit closed utterances first; else refresh the open utterance's tentative text."""
+        """Commit closed utterances first; else decode the open one if a pause calls for it."""
         _, origin = self.capture.position()
         if origin is None:
             return
         with self._lock:
             job = self._closed[0] if self._closed else None
             open_start, last_voice, scanned = self._voice_start, self._last_voice, self._scanned
+            early = self._early
         if job is not None:
-            segments = self._transcribe(job[0], job[1], origin, stable=True)
+            if early is not None and early[:2] == job:  # nothing was said since that decode
+                segments = early[2]
+            else:
+                segments = self._transcribe(job[0], job[1], origin, stable=True)
             with self._lock:
                 self._committed.extend(segments)
                 self._closed.pop(0)
                 if self._tentative_from == job[0]:
                     self._tentative, self._tentative_from = [], None
+                if early is not None and early[0] == job[0]:
+                    self._early = None
             return
         voiced = 0.0 if open_start is None else (last_voice - open_start) / SAMPLE_RATE
         if open_start is None or voiced < self.activity.min_voice_s:
             return
-        grown = (scanned - self._tentative_upto) / SAMPLE_RATE
+        quiet = (scanned - last_voice) / SAMPLE_RATE
+        if quiet >= self.activity.sentence_end_silence_s and (
+            early is None or early[:2] != (open_start, last_voice)
+        ):
+            self._decode_early(open_start, last_voice, scanned, origin)
+            return
+        fresh = self._tentative_from != open_start
+        heard_more = fresh or last_voice > self._tentative_voice
+        since = (scanned - (open_start if fresh else self._tentative_upto)) / SAMPLE_RATE
         due = max(self.tentative_every_s, 2 * self._last_pass_s)
-        if self._tentative_from != open_start or grown >= due:
+        if heard_more and (quiet >= self.activity.pause_s or since >= due):
             segments = self._transcribe(open_start, scanned, origin, stable=False)
             with self._lock:
-                self._tentative, self._tentative_from = segments, open_start
-                self._tentative_upto = scanned
+                if self._voice_start == open_start:
+                    self._tentative, self._tentative_from = segments, open_start
+                    self._tentative_upto, self._tentative_voice = scanned, last_voice
+
+    def _decode_early(self, first: int, last_voice: int, scanned: int, origin: float) -> None:
+        """Decode the open utterance with the beam at a quiet; commit it if it ends a sentence.
+
+        The step thread scans too, so while the model ran the utterance may have closed (it is
+        then committed from here) or voice may have resumed (that voice starts a new utterance).
+        """
+        segments = self._transcribe(first, last_voice, origin, stable=True)
+        ends = bool(segments) and segments[-1].text.rstrip().endswith(_SENTENCE_END)
+        with self._lock:
+            if not ends:
+                if self._voice_start == first or (first, last_voice) in self._closed:
+                    self._early = (first, last_voice, segments)
+                    if self._voice_start == first and self._last_voice == last_voice:
+                        self._tentative = [replace(seg, stable=False) for seg in segments]
+                        self._tentative_from, self._tentative_upto = first, scanned
+                        self._tentative_voice = last_voice
+                return
+            if (first, last_voice) in self._closed:
+                self._closed.remove((first, last_voice))
+            elif self._voice_start == first:
+                loud = self.activity.threshold
+                again = [s for s, e in self._energies if s >= last_voice and e > loud]
+                self._voice_start = again[0] if again else None
+                self._energies = [(s, e) for s, e in self._energies if again and s >= again[0]]
+            else:  # cut as too long meanwhile: the closed part is decoded as it was cut
+                return
+            self._committed.extend(segments)
+            if self._tentative_from == first:
+                self._tentative, self._tentative_from = [], None
+            self._early = None
 
     def _transcribe(self, first: int, last: int, origin: float, stable: bool) -> list[TimedSegment]:
         pad = int(self.activity.pad_s * SAMPLE_RATE)
