@@ -14,6 +14,10 @@ cluster's own processes (GCS, raylet) are counted apart, once: they run on the h
 
 Size a cluster from it: a node runs about as many workers as its CPU count allows before
 episodes per hour stop rising, and needs the peak per worker times that, plus Ray's own.
+
+Then, per worker count, the peak's parts (at the sample of the peak): Chromium, the worker
+processes (Python: the env, Whisper, the voice), Xvfb, PulseAudio and its clients (parec,
+pacat), ffmpeg, the rest. Target: at most 800 MiB per worker with every channel.
 """
 
 from __future__ import annotations
@@ -29,6 +33,22 @@ from dynacu_gym.harness.runner import AgentSpec, evaluate
 
 RAY_PARTS = ("gcs_server", "raylet", "ray::IDLE", "ray::Sandbox", "log_monitor", "monitor.py",
              "dashboard", "runtime_env", "ray::Actor")  # fmt: skip
+
+
+TARGET_MIB_PER_WORKER = 800
+PARTS = ("chromium", "python", "Xvfb", "pulseaudio", "parec/pacat", "ffmpeg", "other")
+
+
+def _part(cmd: str) -> str:
+    """Which part of a sandbox or worker a process is, by its command line."""
+    program = Path(cmd.split(" ", 1)[0]).name
+    if "chrom" in program:
+        return "chromium"
+    if program.startswith("python") or cmd.startswith(("ray::", "ray_")):
+        return "python"
+    if program in ("parec", "pacat"):
+        return "parec/pacat"
+    return program if program in PARTS else "other"
 
 
 def _pss_kib(pid: int) -> int:
@@ -62,11 +82,13 @@ class Sampler(threading.Thread):
         self.stop = threading.Event()
         self.peak_kib = 0
         self.peak_ray_kib = 0
+        self.peak_parts: dict[str, int] = {}  # KiB by part, at the sample of the peak
 
     def run(self) -> None:
         me = os.getpid()
         while not self.stop.wait(0.5):
             work = ray = 0
+            parts: dict[str, int] = {}
             for pid, cmd in _processes().items():
                 if pid in self.before or pid == me:
                     continue
@@ -74,8 +96,11 @@ class Sampler(threading.Thread):
                 if is_ray:
                     ray += _pss_kib(pid)
                 else:
-                    work += _pss_kib(pid)
-            self.peak_kib = max(self.peak_kib, work)
+                    kib = _pss_kib(pid)
+                    work += kib
+                    parts[_part(cmd)] = parts.get(_part(cmd), 0) + kib
+            if work > self.peak_kib:
+                self.peak_kib, self.peak_parts = work, parts
             self.peak_ray_kib = max(self.peak_ray_kib, ray)
 
 
@@ -94,6 +119,7 @@ def main() -> None:
           f"{os.cpu_count()} CPUs")  # fmt: skip
     print(f"{'workers':>7} {'episodes':>8} {'solved':>6} {'wall s':>7} {'ep/hour':>8} "
           f"{'peak MiB':>8} {'MiB/worker':>10} {'Ray MiB':>7}")  # fmt: skip
+    rows: list[tuple[int, float, dict[str, int]]] = []
     for workers in counts:
         sampler = Sampler()  # started first, so it counts Ray's own processes too
         sampler.start()
@@ -120,6 +146,12 @@ def main() -> None:
         print(f"{workers:>7} {len(lines):>8} {solved:>6} {wall:>7.0f} {per_hour:>8.0f} "
               f"{peak:>8.0f} {peak / workers:>10.0f} {sampler.peak_ray_kib / 1024:>7.0f}",
               flush=True)  # fmt: skip
+        rows.append((workers, peak / workers, sampler.peak_parts))
+    print(f"\npeak PSS per worker by part, MiB (target <= {TARGET_MIB_PER_WORKER} per worker):")
+    print(f"{'workers':>7} " + " ".join(f"{part:>11}" for part in PARTS) + f" {'total':>7}")
+    for workers, per_worker, parts in rows:
+        cells = " ".join(f"{parts.get(part, 0) / 1024 / workers:>11.0f}" for part in PARTS)
+        print(f"{workers:>7} {cells} {per_worker:>7.0f}")
 
 
 if __name__ == "__main__":
