@@ -323,12 +323,16 @@ class DynaCUEnv(gym.Env):
                 timings["action"] = time.monotonic() - t
                 if act is not None and act.type == ActionType.SPEAK:
                     timings["tts"] = timings["action"]  # synthesis and scheduling of the speech
+                read = None
                 if self.page_clock.paused:
                     t = time.monotonic()
-                    self._pass_time(self._time_of(act))
+                    read = self._pass_time(self._time_of(act))
+                    if act is not None and act.type in (ActionType.CLICK, ActionType.KEY):
+                        if self._paints_after_pass(act):  # a dropdown it opened, drawn whole
+                            self._let_popups_paint()
                     timings["pass"] = time.monotonic() - t
                 t = time.monotonic()
-                result = self._read_result()
+                result = self._read_result(read)
                 timings["result"] = time.monotonic() - t
             t = time.monotonic()
             self._grab_screenshot()
@@ -542,10 +546,19 @@ class DynaCUEnv(gym.Env):
         elif act.type == ActionType.SPEAK:
             assert self._speaker is not None  # validated in step()
             self._speech_info = self._speaker(act)
+        # The screenshot shows what the input changed. In paused time the pass that follows
+        # waits for the paint (a click's own wait then cost two more frames, 33 ms) and then
+        # for the popups (step()).
+        if self._paints_after_pass(act):
+            return
         if act.type in INPUT_ACTIONS:
-            self._let_paint(browser)  # the screenshot shows what the input changed
+            self._let_paint(browser)
         if act.type in (ActionType.CLICK, ActionType.KEY):
             self._let_popups_paint()
+
+    def _paints_after_pass(self, act: Action) -> bool:
+        """Whether paused time passes after ``act``, so that its paint is waited for then."""
+        return self.page_clock.paused and self._time_of(act) > 0
 
     def _grab_screenshot(self) -> None:
         """Grab the screen; with the elements channel, list the page's elements meanwhile.
@@ -662,15 +675,26 @@ class DynaCUEnv(gym.Env):
             return 0.0
         return self.action_time_s
 
-    def _pass_time(self, seconds: float) -> None:
-        """Let ``seconds`` of page time pass (paused time), and note the stretch."""
+    def _pass_time(self, seconds: float) -> Any:
+        """Let ``seconds`` of page time pass (paused time), and note the stretch.
+
+        Returns what :data:`RESULT_SCRIPT` read after it (None when no time passed): the call
+        that passes the time reads the verdict too.
+        """
         if seconds <= 0:
-            return
+            return None
         browser = self._sandbox().browser_or_raise()
         paced = bool(self._wall_clock_needs) or self._sounds or browser.listening()
         wall_start = time.monotonic()
-        wall_end = browser.pass_time(seconds, paced)  # and what the page asked has come back
+        # What the page asked its server in that time has come back, and it has painted.
+        try:
+            wall_end, read = browser.pass_time(seconds, paced, then=RESULT_SCRIPT)
+        except InfraError:
+            raise
+        except Exception as e:  # a timer the page ran, or getTaskResult(), threw
+            raise InfraError(f"passing page time failed in the page: {e}") from e
         self.page_clock.passed(wall_start, wall_end, seconds)
+        return read
 
     def _wait(self, seconds: float) -> None:
         """Let the wall clock run; stop early only if the page decides the episode."""
@@ -683,15 +707,19 @@ class DynaCUEnv(gym.Env):
             if remaining > RESULT_POLL_S and self._read_result() != "pending":
                 return
 
-    def _read_result(self) -> str:
-        """The page's verdict; its checklist goes to ``self._checks``."""
-        browser = self._sandbox().browser_or_raise()
-        try:
-            value = browser.evaluate(RESULT_SCRIPT)
-        except InfraError:
-            raise
-        except Exception as e:
-            raise InfraError(f"getTaskResult() failed in the page: {e}") from e
+    def _read_result(self, value: Any = None) -> str:
+        """The page's verdict; its checklist goes to ``self._checks``.
+
+        ``value``: what :data:`RESULT_SCRIPT` returned, where it has been read; else it is.
+        """
+        if value is None:
+            browser = self._sandbox().browser_or_raise()
+            try:
+                value = browser.evaluate(RESULT_SCRIPT)
+            except InfraError:
+                raise
+            except Exception as e:
+                raise InfraError(f"getTaskResult() failed in the page: {e}") from e
         result, checks = value if isinstance(value, list) and len(value) == 2 else (value, None)
         if not isinstance(result, str):
             raise InfraError(f"getTaskResult() returned {result!r}; expected a string")

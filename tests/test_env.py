@@ -70,12 +70,14 @@ def test_scroll_moves_the_page(probe_env):
     assert _probe(probe_env)["scrollY"] == 200
 
 
-def test_an_open_dropdown_is_whole_in_the_screenshot_of_its_click(make_env):
+@pytest.mark.parametrize("clock", ["realtime", "paused"])
+def test_an_open_dropdown_is_whole_in_the_screenshot_of_its_click(make_env, clock):
     """A native dropdown's list is a window of its own, which faded in over ~60 ms after the
     page had painted: the click's screenshot showed it faint, and the next step showed it
     again, changed. With window animations off it is whole at once, and on a loaded machine
-    (where it was drawn after the screenshot) the step waits until it is drawn."""
-    env = make_env("S22")
+    (where it was drawn after the screenshot) the step waits until it is drawn. In paused
+    time the step waits for it after the click's time has passed."""
+    env = make_env("S22", clock=clock)
     obs, _ = env.reset(seed=0)
     assert env.sandbox.display.popups() == []
     before = gate_view(obs["screenshot"])

@@ -154,7 +154,7 @@ CLOCK_INIT_SCRIPT = """
     },
     /** Runs `total` ms in slices of `each` as fast as the page computes them, a real task
      *  between slices (what the page posts, and the browser's own work, runs there), until
-     *  the page decides the episode; then waits as `passed` does. [verdict, ms run]. */
+     *  the page decides the episode; then waits as `passed` does. Returns the ms run. */
     async run(total, each) {
       let done = 0, verdict = "pending";
       while (done < total && verdict === "pending") {
@@ -164,7 +164,7 @@ CLOCK_INIT_SCRIPT = """
         if (done < total) await turn();
       }
       await time.passed();
-      return [verdict, done];
+      return done;
     },
     /** Resolves once no request the page made (its body read included) is still open and
      *  the page has painted what followed: what a step asked is answered within it. */
@@ -547,34 +547,42 @@ class Browser:
         self.call(hold)
         self.time_held = True
 
-    def pass_time(self, seconds: float, paced: bool, slice_s: float = 0.1) -> float:
-        """Let ``seconds`` of page time pass, in slices, then wait as :meth:`settle` does.
+    def pass_time(
+        self, seconds: float, paced: bool, slice_s: float = 0.1, then: str = "() => null"
+    ) -> tuple[float, Any]:
+        """Let ``seconds`` of page time pass, in slices; wait for paint; evaluate ``then``.
+
+        ``then`` is a function of no arguments, evaluated in the page once it has settled
+        (:meth:`settle`).
 
         Each slice runs the fake clock on (firing the timers due in it) and moves the running
         animations on by as much, in the page (``__dynacuTime.slice``). ``paced``: the slices
         keep to the wall clock and the page's sound plays meanwhile (a page that plays or hears
         sound, or a channel that watches the screen, needs real time to pass); else they run
-        as fast as the page computes them, all in one call into the page. Stops at the end of
-        the slice in which the page decides the episode.
+        as fast as the page computes them, all in one call into the page, ``then`` included.
+        Stops at the end of the slice in which the page decides the episode.
 
         Playwright's ``clock.run_for`` is not used: each call adds an init script to the
         context (replayed on every later page load) and takes two round trips.
 
         Returns:
-            The monotonic time the slices ended: paced, before the wait for requests and
-            paint; unpaced, after it (a few frames: the page's time is not the wall clock's
-            then, and nothing is timed against it).
+            The monotonic time the slices ended (paced, before the wait for requests and
+            paint; unpaced, after it: a few frames, and nothing is timed against it then),
+            and what ``then`` returned.
         """
         total_ms = round(seconds * 1000)
         slice_ms = max(1, round(slice_s * 1000))
+        after = f"async () => {{ await window.__dynacuTime.passed(); return ({then})(); }}"
 
-        def run() -> float:
+        def run() -> tuple[float, Any]:
             page = self._page
             if not paced:
-                page.evaluate(
-                    "([total, each]) => window.__dynacuTime.run(total, each)", [total_ms, slice_ms]
+                value = page.evaluate(
+                    f"async ([total, each]) => {{ await window.__dynacuTime.run(total, each); "
+                    f"return ({then})(); }}",
+                    [total_ms, slice_ms],
                 )
-                return time.monotonic()
+                return time.monotonic(), value
             page.evaluate("() => window.__dynacuTime.pass()")
             start = time.monotonic()
             done, verdict = 0, "pending"
@@ -589,8 +597,7 @@ class Browser:
                 ended = time.monotonic()
             finally:
                 page.evaluate("() => window.__dynacuTime.hold()")
-            page.evaluate("() => window.__dynacuTime.passed()")
-            return ended
+            return ended, page.evaluate(after)
 
         return self.call(run, timeout=seconds * (2.0 if paced else 10.0) + 30.0)
 
