@@ -457,6 +457,10 @@ class Browser:
 
         self.call(load, timeout=timeout + 5)
 
+    def add_init_script(self, script: str) -> None:
+        """Run ``script`` in every page the browser loads from now on, before the page's own."""
+        self.call(lambda: self._context.add_init_script(script))
+
     def evaluate(self, expression: str, arg: Any = None, timeout: float = 10.0) -> Any:
         """Evaluate a JavaScript function or expression in the page, with ``arg``."""
         return self.call(lambda: self._page.evaluate(expression, arg), timeout=timeout)
