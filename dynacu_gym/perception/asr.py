@@ -393,7 +393,6 @@ class StreamingTranscriber:
         self._tentative: list[TimedSegment] = []  # of the utterance starting _tentative_from
         self._tentative_from: int | None = None
         self._tentative_upto = 0
-        self._tentative_voice = 0  # the last voice sample the unstable text has heard
         # The open utterance decoded with the beam at a quiet: (first, last voice, sentences).
         self._early: tuple[int, int, list[TimedSegment]] | None = None
         self._last_pass_s = 0.0
@@ -507,52 +506,72 @@ class StreamingTranscriber:
         if open_start is None or voiced < self.activity.min_voice_s:
             return
         quiet = (scanned - last_voice) / SAMPLE_RATE
-        if quiet >= self.activity.sentence_end_silence_s and (
-            early is None or early[:2] != (open_start, last_voice)
-        ):
-            self._decode_early(open_start, last_voice, scanned, origin)
+        if early is not None and early[:2] == (open_start, last_voice):
+            # Decoded at this pause already: a sentence it ends is committed once the quiet
+            # has lasted; else it waits for more voice or the utterance's end.
+            if quiet >= self.activity.sentence_end_silence_s and _ends_sentence(early[2]):
+                with self._lock:
+                    self._cut(open_start, last_voice, early[2])
+            return
+        if quiet >= self.activity.pause_s:
+            self._decode_pause(open_start, last_voice, scanned, origin)
             return
         fresh = self._tentative_from != open_start
-        heard_more = fresh or last_voice > self._tentative_voice
         since = (scanned - (open_start if fresh else self._tentative_upto)) / SAMPLE_RATE
         due = max(self.tentative_every_s, 2 * self._last_pass_s)
-        if heard_more and (quiet >= self.activity.pause_s or since >= due):
+        if since >= due:  # a long stretch of voice with no pause: greedy, as it grows
             segments = self._transcribe(open_start, scanned, origin, stable=False)
             with self._lock:
                 if self._voice_start == open_start:
                     self._tentative, self._tentative_from = segments, open_start
-                    self._tentative_upto, self._tentative_voice = scanned, last_voice
+                    self._tentative_upto = scanned
 
-    def _decode_early(self, first: int, last_voice: int, scanned: int, origin: float) -> None:
-        """Decode the open utterance with the beam at a quiet; commit it if it ends a sentence.
+    def _decode_pause(self, first: int, last_voice: int, scanned: int, origin: float) -> None:
+        """Decode the open utterance with the beam at a pause in its voice.
 
-        The step thread scans too, so while the model ran the utterance may have closed (it is
-        then committed from here) or voice may have resumed (that voice starts a new utterance).
+        The text is the utterance's unstable text at once. Where the pause lasts
+        ``sentence_end_silence_s`` and the text ends a sentence, it is committed (now, or at a
+        later poll: :meth:`_transcribe_pending`); else it is kept, and committed as it is if
+        the utterance ends with no more voice. The step thread scans too, so while the model
+        ran the utterance may have closed or voice may have resumed.
         """
         segments = self._transcribe(first, last_voice, origin, stable=True)
-        ends = bool(segments) and segments[-1].text.rstrip().endswith(_SENTENCE_END)
         with self._lock:
-            if not ends:
-                if self._voice_start == first or (first, last_voice) in self._closed:
-                    self._early = (first, last_voice, segments)
-                    if self._voice_start == first and self._last_voice == last_voice:
-                        self._tentative = [replace(seg, stable=False) for seg in segments]
-                        self._tentative_from, self._tentative_upto = first, scanned
-                        self._tentative_voice = last_voice
-                return
-            if (first, last_voice) in self._closed:
-                self._closed.remove((first, last_voice))
-            elif self._voice_start == first:
-                loud = self.activity.threshold
-                again = [s for s, e in self._energies if s >= last_voice and e > loud]
-                self._voice_start = again[0] if again else None
-                self._energies = [(s, e) for s, e in self._energies if again and s >= again[0]]
-            else:  # cut as too long meanwhile: the closed part is decoded as it was cut
-                return
-            self._committed.extend(segments)
-            if self._tentative_from == first:
-                self._tentative, self._tentative_from = [], None
-            self._early = None
+            if self._voice_start != first and (first, last_voice) not in self._closed:
+                return  # cut as too long meanwhile: the closed part is decoded as it was cut
+            self._early = (first, last_voice, segments)
+            if self._voice_start == first:
+                self._tentative = [replace(seg, stable=False) for seg in segments]
+                self._tentative_from, self._tentative_upto = first, scanned
+            if self._voice_start == first and self._last_voice > last_voice:
+                again = self._resumed_after(last_voice)
+                gap = ((again if again is not None else self._scanned) - last_voice) / SAMPLE_RATE
+                if gap >= self.activity.sentence_end_silence_s and _ends_sentence(segments):
+                    self._cut(first, last_voice, segments)
+
+    def _resumed_after(self, last_voice: int) -> int | None:
+        """The first voiced frame of the open utterance after ``last_voice``, if any."""
+        loud = self.activity.threshold
+        again = [s for s, e in self._energies if s >= last_voice and e > loud]
+        return again[0] if again else None
+
+    def _cut(self, first: int, last_voice: int, segments: list[TimedSegment]) -> None:
+        """Commit the utterance from ``first`` to ``last_voice``; voice after it starts anew.
+
+        Called with the lock held.
+        """
+        if (first, last_voice) in self._closed:
+            self._closed.remove((first, last_voice))
+        elif self._voice_start == first:
+            again = self._resumed_after(last_voice)
+            self._voice_start = again
+            self._energies = [(s, e) for s, e in self._energies if again and s >= again]
+        else:
+            return
+        self._committed.extend(segments)
+        if self._tentative_from == first:
+            self._tentative, self._tentative_from = [], None
+        self._early = None
 
     def _transcribe(self, first: int, last: int, origin: float, stable: bool) -> list[TimedSegment]:
         pad = int(self.activity.pad_s * SAMPLE_RATE)
@@ -601,6 +620,10 @@ class StreamingTranscriber:
 
 
 _SENTENCE_END = (".", "?", "!")
+
+
+def _ends_sentence(segments: list[TimedSegment]) -> bool:
+    return bool(segments) and segments[-1].text.rstrip().endswith(_SENTENCE_END)
 
 
 def _onsets(audio: np.ndarray, t0: float, threshold: float, gap_s: float = 0.15) -> list[float]:
