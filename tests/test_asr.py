@@ -165,10 +165,11 @@ def _bursts(*parts: tuple[float, float]) -> np.ndarray:
     return np.concatenate([_tone(s) * (a / 0.2) for s, a in parts])
 
 
-def _play(audio: np.ndarray, words: dict[float, str]):
+def _play(audio: np.ndarray, words: dict[float, str], cut_at: float | None = 0.25):
     """Play ``audio`` into a transcriber 50 ms at a time, as its thread polls; yield the
     seconds played and what it has after each poll."""
-    transcriber = asr.StreamingTranscriber(_Capture(audio), _Words(words))
+    activity = asr.VoiceActivity(sentence_end_silence_s=cut_at)
+    transcriber = asr.StreamingTranscriber(_Capture(audio), _Words(words), activity)
     chunk = int(0.05 * SAMPLE_RATE)
     for total in range(chunk, len(audio) + chunk, chunk):
         transcriber.capture.total = min(total, len(audio))
@@ -178,19 +179,31 @@ def _play(audio: np.ndarray, words: dict[float, str]):
 
 
 def test_a_sentence_is_committed_at_its_end_and_what_follows_is_a_new_utterance():
-    # "Hello", 0.3 s of quiet, "there.", 0.3 s, "Next", then silence: the quiets are shorter
-    # than the silence that ends an utterance.
+    # "Hello", 0.3 s of quiet, "out there.", 0.3 s, "Next", then silence: the quiets are
+    # shorter than the silence that ends an utterance.
     audio = _bursts((0.5, 0.1), (0.3, 0), (0.5, 0.2), (0.3, 0), (0.5, 0.3), (1.0, 0))
     committed_at = None
-    for played, transcriber in _play(audio, {0.1: "Hello", 0.2: "there.", 0.3: "Next"}):
+    for played, transcriber in _play(audio, {0.1: "Hello", 0.2: "out there.", 0.3: "Next"}):
         texts = [s.text for s in transcriber.snapshot() if s.stable]
         if committed_at is None and texts:
             committed_at, first = played, texts
     # Committed within 0.35 s of the sentence's end (1.3 s), before "Next" is said.
-    assert first == ["Hello there."] and committed_at <= 1.3 + 0.35
+    assert first == ["Hello out there."] and committed_at <= 1.3 + 0.35
     # "Next" is an utterance of its own: decoded alone, not with the sentence again.
-    assert [s.text for s in transcriber.snapshot()] == ["Hello there.", "Next"]
+    assert [s.text for s in transcriber.snapshot()] == ["Hello out there.", "Next"]
     assert all(s.stable for s in transcriber.snapshot())
+
+
+def test_a_short_sentence_waits_for_the_next_words():
+    # "Seven." alone at a pause is no sentence to commit (a digit read slowly, say): it waits.
+    audio = _bursts((0.4, 0.1), (0.4, 0), (0.4, 0.2), (1.0, 0))
+    stable_at = {}
+    for played, transcriber in _play(audio, {0.1: "Seven.", 0.2: "eight nine."}):
+        for seg in transcriber.snapshot():
+            if seg.stable:
+                stable_at.setdefault(seg.text, played)
+    assert list(stable_at) == ["Seven.", "eight nine."]
+    assert stable_at["Seven."] > 1.2 + 0.6 - 0.05  # with the rest, at the utterance's end
 
 
 def test_unstable_text_follows_each_pause_and_a_quiet_decode_is_not_repeated():
@@ -205,3 +218,15 @@ def test_unstable_text_follows_each_pause_and_a_quiet_decode_is_not_repeated():
     # waits for the utterance's end and is committed then, not decoded again.
     assert [s.text for s in transcriber.snapshot()] == ["one two three"]
     assert transcriber.snapshot()[0].stable and transcriber.recognizer.beams == [5, 5, 5]
+
+
+def test_by_default_the_pause_gives_unstable_text_and_the_utterance_end_commits():
+    audio = _bursts((0.5, 0.1), (0.3, 0), (0.5, 0.2), (0.3, 0), (0.5, 0.3), (1.0, 0))
+    seen, stable_at = {}, {}
+    words = {0.1: "Hello", 0.2: "out there.", 0.3: "Next"}
+    for played, transcriber in _play(audio, words, cut_at=None):
+        for seg in transcriber.snapshot():
+            (stable_at if seg.stable else seen).setdefault(seg.text, played)
+    assert seen["Hello out there."] <= 1.3 + 0.2  # at the pause after it
+    assert min(stable_at.values()) >= 2.1 + 0.6 - 0.05  # committed with "Next", at the end
+    assert list(stable_at) == ["Hello out there.", "Next"]

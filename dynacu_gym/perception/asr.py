@@ -334,10 +334,11 @@ class VoiceActivity:
     Attributes:
         threshold: RMS (full scale 1.0) above which a 30 ms frame counts as voice.
         end_silence_s: silence that ends an utterance.
-        sentence_end_silence_s: silence after which the utterance so far is decoded for good
-            (with the beam); when that text ends a sentence it is committed at once, and voice
-            that follows starts a new utterance. Else the decode is kept for the utterance's
-            end, if no voice comes before it.
+        sentence_end_silence_s: None, or a silence shorter than ``end_silence_s`` after which
+            a sentence the pause's decode ends is committed at once (voice that follows starts
+            a new utterance). Off by default: at 0.25 s on ten tasks the median committed
+            latency fell from 1.63 s to 0.81 s, but the word error rate rose from 10.8% to
+            12.6%, since a sentence decoded alone loses the words around it.
         pause_s: silence after new voice at which the utterance's unstable text is decoded
             again: the words before a pause are whole, so a pass then reads them all.
         max_utterance_s: an utterance longer than this is cut at its quietest frame in its last
@@ -348,7 +349,7 @@ class VoiceActivity:
 
     threshold: float = 0.008
     end_silence_s: float = 0.6
-    sentence_end_silence_s: float = 0.25
+    sentence_end_silence_s: float | None = None
     pause_s: float = 0.09
     max_utterance_s: float = 12.0
     pad_s: float = 0.2
@@ -509,7 +510,8 @@ class StreamingTranscriber:
         if early is not None and early[:2] == (open_start, last_voice):
             # Decoded at this pause already: a sentence it ends is committed once the quiet
             # has lasted; else it waits for more voice or the utterance's end.
-            if quiet >= self.activity.sentence_end_silence_s and _ends_sentence(early[2]):
+            cut_at = self.activity.sentence_end_silence_s
+            if cut_at is not None and quiet >= cut_at and _ends_sentence(early[2]):
                 with self._lock:
                     self._cut(open_start, last_voice, early[2])
             return
@@ -543,10 +545,11 @@ class StreamingTranscriber:
             if self._voice_start == first:
                 self._tentative = [replace(seg, stable=False) for seg in segments]
                 self._tentative_from, self._tentative_upto = first, scanned
-            if self._voice_start == first and self._last_voice > last_voice:
+            cut_at = self.activity.sentence_end_silence_s
+            if cut_at is not None and self._voice_start == first and self._last_voice > last_voice:
                 again = self._resumed_after(last_voice)
                 gap = ((again if again is not None else self._scanned) - last_voice) / SAMPLE_RATE
-                if gap >= self.activity.sentence_end_silence_s and _ends_sentence(segments):
+                if gap >= cut_at and _ends_sentence(segments):
                     self._cut(first, last_voice, segments)
 
     def _resumed_after(self, last_voice: int) -> int | None:
@@ -622,8 +625,19 @@ class StreamingTranscriber:
 _SENTENCE_END = (".", "?", "!")
 
 
+# The fewest words of a sentence that is committed at a pause. Whisper ends a shorter piece
+# with a full stop too: "Closing round, Tom." lost its name decoded alone. A sentence with a
+# number in it waits for the utterance's end: a phone number read digit by digit, a pause
+# after each group, was committed "2." "4." "7." instead of "247".
+CUT_MIN_WORDS = 3
+
+
 def _ends_sentence(segments: list[TimedSegment]) -> bool:
-    return bool(segments) and segments[-1].text.rstrip().endswith(_SENTENCE_END)
+    """Whether decoded text ends a whole sentence, to commit at a pause."""
+    if not segments or not segments[-1].text.rstrip().endswith(_SENTENCE_END):
+        return False
+    text = segments[-1].text
+    return len(text.split()) >= CUT_MIN_WORDS and not any(ch.isdigit() for ch in text)
 
 
 def _onsets(audio: np.ndarray, t0: float, threshold: float, gap_s: float = 0.15) -> list[float]:
