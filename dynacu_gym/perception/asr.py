@@ -339,8 +339,8 @@ class VoiceActivity:
             a new utterance). Off by default: at 0.25 s on ten tasks the median committed
             latency fell from 1.63 s to 0.81 s, but the word error rate rose from 10.8% to
             12.6%, since a sentence decoded alone loses the words around it.
-        pause_s: silence after new voice at which the utterance's unstable text is decoded
-            again: the words before a pause are whole, so a pass then reads them all.
+        pause_s: silence after voice at which the utterance is decoded again, with the beam:
+            the words before a pause are whole, so a pass then reads them all.
         max_utterance_s: an utterance longer than this is cut at its quietest frame in its last
             2 s, so that long stretches of speech are committed as they go.
         pad_s: audio kept before the onset and after the end of voice.
@@ -362,12 +362,13 @@ class StreamingTranscriber:
     """Transcribes a :class:`SpeakerCapture` as audio arrives, in a background thread.
 
     Utterances are cut by energy, so silence costs nothing (no model call). While an utterance
-    goes on, the thread decodes it greedily as unstable text at each pause in the voice (and at
-    least every ``tentative_every_s`` of voice, never more often than twice the last pass took).
-    At a longer quiet it decodes the utterance with the beam: text that ends a sentence is
-    committed then, and what is said next is a new utterance; other text waits for the
-    utterance's end and is committed then without a second decode. A step only reads what the
-    thread has: it never runs the model itself.
+    goes on, the thread decodes it with the beam at each pause in the voice: that text is the
+    unstable text at once, and is committed without a second decode if the utterance ends with
+    no more voice (or, with ``sentence_end_silence_s``, as soon as a sentence it ends has had
+    that much quiet: what is said next is then a new utterance). Voice with no pause is decoded
+    greedily as it grows (at least ``tentative_every_s`` apart, and never more often than
+    twice the last pass took). A step only reads what the thread has: it never runs the model
+    itself.
     """
 
     def __init__(
@@ -394,7 +395,7 @@ class StreamingTranscriber:
         self._tentative: list[TimedSegment] = []  # of the utterance starting _tentative_from
         self._tentative_from: int | None = None
         self._tentative_upto = 0
-        # The open utterance decoded with the beam at a quiet: (first, last voice, sentences).
+        # The open utterance decoded with the beam at a pause: (first, last voice, sentences).
         self._early: tuple[int, int, list[TimedSegment]] | None = None
         self._last_pass_s = 0.0
         self._stop = threading.Event()
