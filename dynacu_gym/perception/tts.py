@@ -71,7 +71,7 @@ def load_voice(model: str | Path | None = None) -> Voice:
         FileNotFoundError: ``model`` names no file (its ``.onnx.json`` must sit beside it).
     """
     try:
-        from piper import PiperVoice
+        import piper  # noqa: F401 - here only to name what is missing
     except ImportError as e:
         raise DependencyNotInstalled(
             'piper is not installed; run `pip install "dynacu-gym[tts]"`'
@@ -99,8 +99,35 @@ def load_voice(model: str | Path | None = None) -> Voice:
     with _LOADING:
         key = model_path.resolve()
         if key not in _LOADED:
-            piper_voice = PiperVoice.load(str(model_path), config_path=str(config_path))
+            piper_voice = _piper_voice(model_path, config_path)
             _LOADED[key] = Voice(
                 name=name, sample_rate=piper_voice.config.sample_rate, _piper=piper_voice
             )
         return _LOADED[key]
+
+
+def _piper_voice(model_path: Path, config_path: Path) -> Any:
+    """``PiperVoice.load`` on the CPU, with onnxruntime's memory arena off.
+
+    The arena keeps the largest buffers any synthesis asked for: the default voice held 544 MiB
+    after a few sentences, and 172 MiB without it, at the same speed (0.17 s for a 74-character
+    sentence either way).
+    """
+    import json
+
+    import onnxruntime
+    from piper import PiperConfig, PiperVoice
+    from piper.voice import ESPEAK_DATA_DIR
+
+    options = onnxruntime.SessionOptions()
+    options.enable_cpu_mem_arena = False
+    session = onnxruntime.InferenceSession(
+        str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+    config = PiperConfig.from_dict(json.loads(config_path.read_text(encoding="utf-8")))
+    return PiperVoice(
+        config=config,
+        session=session,
+        espeak_data_dir=Path(ESPEAK_DATA_DIR),
+        download_dir=Path.cwd(),
+    )
