@@ -32,6 +32,7 @@ from dynacu_gym.config import (  # noqa: F401 - REWARD_MODES also named here, wh
     REWARD_MODES,
     EnvConfig,
 )
+from dynacu_gym.imaging import frame_space
 from dynacu_gym.perception.asr import listening_transcriber
 from dynacu_gym.record import MAX_RECORD_CHARS, RecordParts, render_record
 from dynacu_gym.runtime.browser import Browser
@@ -185,9 +186,7 @@ class DynaCUEnv(gym.Env):
         self.action_space = action_space()
         self.observation_space = spaces.Dict(
             {
-                "screenshot": spaces.Box(
-                    0, 255, shape=(SCREEN_HEIGHT, SCREEN_WIDTH, 3), dtype=np.uint8
-                ),
+                "screenshot": frame_space((SCREEN_HEIGHT, SCREEN_WIDTH, 3)),
                 "instruction": spaces.Text(MAX_INSTRUCTION, min_length=0, charset=TEXT_CHARSET),
                 "elapsed": spaces.Box(0.0, MAX_ELAPSED_S, shape=(), dtype=np.float32),
                 "last_action_error": spaces.Text(MAX_ERROR, min_length=0, charset=TEXT_CHARSET),

@@ -1,9 +1,12 @@
-"""The one resize every image goes through: a model's input, RL observations."""
+"""The one resize every image goes through (a model's input, RL observations); frames' space."""
+
+import pickle
 
 import numpy as np
+from gymnasium import spaces
 
 from dynacu_gym import imaging
-from dynacu_gym.imaging import resize
+from dynacu_gym.imaging import frame_space, resize
 
 
 def _exact(image: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -63,3 +66,16 @@ def test_shrinking_and_growing_match_the_overlap_of_every_pixel():
         assert np.abs(got - _by_weights(image, width, height)).max() <= 1, (width, height)
     row = np.array([[[0], [90], [180]]], dtype=np.uint8)  # 3 pixels to 4: 0.75 a cell
     assert resize(row, 4, 1)[0, :, 0].tolist() == [0, 60, 120, 180]
+
+
+def test_frame_space_bounds_take_no_memory_and_behave_as_a_box():
+    shape = (5, 720, 1280, 3)
+    space = frame_space(shape)
+    for bound in (space.low, space.high, space.bounded_below, space.bounded_above):
+        assert bound.shape == shape and bound.strides == (0, 0, 0, 0)  # one value, viewed
+    assert space == spaces.Box(0, 255, shape=shape, dtype=np.uint8)
+    frame = space.sample()
+    assert frame.shape == shape and frame.dtype == np.uint8 and space.contains(frame)
+    assert not space.contains(frame.astype(np.float32))
+    assert not space.contains(frame[:4])
+    assert pickle.loads(pickle.dumps(space)) == space

@@ -27,6 +27,7 @@ from gymnasium import spaces
 
 from dynacu_gym.actions import SCREEN_HEIGHT, SCREEN_WIDTH, to_charset
 from dynacu_gym.env import MAX_ELAPSED_S, DynaCUEnv
+from dynacu_gym.imaging import frame_space
 from dynacu_gym.perception.clip_gate import DEFAULT_ARCH, DEFAULT_THRESHOLD, load_clip_gate
 from dynacu_gym.perception.keyframes import (
     MAX_FPS,
@@ -106,9 +107,7 @@ class KeyframeObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.observation_space = spaces.Dict(
             {
                 **env.observation_space.spaces,  # type: ignore[attr-defined]
-                "keyframes": spaces.Box(
-                    0, 255, shape=(k, SCREEN_HEIGHT, SCREEN_WIDTH, 3), dtype=np.uint8
-                ),
+                "keyframes": frame_space((k, SCREEN_HEIGHT, SCREEN_WIDTH, 3)),
                 "keyframe_times": spaces.Box(0.0, MAX_ELAPSED_S, shape=(k,), dtype=np.float32),
                 "keyframe_count": spaces.Discrete(k + 1),
             }
