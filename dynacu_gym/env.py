@@ -42,6 +42,7 @@ from dynacu_gym.runtime.elements import (
     element_options,
     parse_elements,
 )
+from dynacu_gym.runtime.memory import give_back_large_buffers
 from dynacu_gym.runtime.process import InfraError
 from dynacu_gym.runtime.sandbox import Sandbox, SandboxConfig
 from dynacu_gym.tasks import TaskSpec, find_task, load_task
@@ -184,6 +185,7 @@ class DynaCUEnv(gym.Env):
         self._wall_clock_needs: set[str] = set()  # wrappers whose channels need it too
         self.page_clock = PageClock(self.clock)
         self.action_space = action_space()
+        give_back_large_buffers()  # frames freed go back to the system (runtime/memory.py)
         self.observation_space = spaces.Dict(
             {
                 "screenshot": frame_space((SCREEN_HEIGHT, SCREEN_WIDTH, 3)),
