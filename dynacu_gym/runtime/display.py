@@ -86,6 +86,10 @@ class VirtualDisplay:
                     "-nolisten",
                     "tcp",
                     "-noreset",
+                    # No GLX: Chromium draws without the GPU here, and Xvfb's GLX loads Mesa's
+                    # software renderer (libLLVM), 46 of its 69 MiB.
+                    "-extension",
+                    "GLX",
                 ],
                 log_path=self.workdir / "xvfb.log",
                 pass_fds=(write_fd,),
