@@ -511,10 +511,8 @@ class StreamingTranscriber:
         if early is not None and early[:2] == (open_start, last_voice):
             # Decoded at this pause already: a sentence it ends is committed once the quiet
             # has lasted; else it waits for more voice or the utterance's end.
-            cut_at = self.activity.sentence_end_silence_s
-            if cut_at is not None and quiet >= cut_at and _ends_sentence(early[2]):
-                with self._lock:
-                    self._cut(open_start, last_voice, early[2])
+            with self._lock:
+                self._cut_at_sentence_end(open_start, last_voice, early[2], quiet)
             return
         if quiet >= self.activity.pause_s:
             self._decode_pause(open_start, last_voice, scanned, origin)
@@ -546,12 +544,22 @@ class StreamingTranscriber:
             if self._voice_start == first:
                 self._tentative = [replace(seg, stable=False) for seg in segments]
                 self._tentative_from, self._tentative_upto = first, scanned
-            cut_at = self.activity.sentence_end_silence_s
-            if cut_at is not None and self._voice_start == first and self._last_voice > last_voice:
+            if self._voice_start == first and self._last_voice > last_voice:
                 again = self._resumed_after(last_voice)
                 gap = ((again if again is not None else self._scanned) - last_voice) / SAMPLE_RATE
-                if gap >= cut_at and _ends_sentence(segments):
-                    self._cut(first, last_voice, segments)
+                self._cut_at_sentence_end(first, last_voice, segments, gap)
+
+    def _cut_at_sentence_end(
+        self, first: int, last_voice: int, segments: list[TimedSegment], quiet_s: float
+    ) -> None:
+        """Commit the pause's text (:meth:`_cut`) where it ends a sentence after enough quiet.
+
+        Enough: ``quiet_s`` after ``last_voice`` is at least ``sentence_end_silence_s`` (when
+        that is set). Called with the lock held.
+        """
+        cut_at = self.activity.sentence_end_silence_s
+        if cut_at is not None and quiet_s >= cut_at and _ends_sentence(segments):
+            self._cut(first, last_voice, segments)
 
     def _resumed_after(self, last_voice: int) -> int | None:
         """The first voiced frame of the open utterance after ``last_voice``, if any."""
