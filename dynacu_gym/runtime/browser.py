@@ -157,7 +157,7 @@ CLOCK_INIT_SCRIPT = """
     },
     /** Runs `total` ms in slices of `each` as fast as the page computes them, a real task
      *  between slices (what the page posts, and the browser's own work, runs there), until
-     *  the page decides the episode; then waits as `passed` does. Returns the ms run. */
+     *  the page decides the episode. */
     async run(total, each) {
       let done = 0, verdict = "pending";
       while (done < total && verdict === "pending") {
@@ -166,8 +166,6 @@ CLOCK_INIT_SCRIPT = """
         done += ms;
         if (done < total) await turn();
       }
-      await time.passed();
-      return done;
     },
     /** Resolves once no request the page made (its body read included) is still open and
      *  the page has painted what followed: what a step asked is answered within it. */
@@ -579,14 +577,14 @@ class Browser:
         """
         total_ms = round(seconds * 1000)
         slice_ms = max(1, round(slice_s * 1000))
-        after = f"async () => {{ await window.__dynacuTime.passed(); return ({then})(); }}"
+        settled = f"async () => {{ await window.__dynacuTime.passed(); return ({then})(); }}"
 
         def run() -> tuple[float, Any]:
             page = self._page
             if not paced:
                 value = page.evaluate(
-                    f"async ([total, each]) => {{ await window.__dynacuTime.run(total, each); "
-                    f"return ({then})(); }}",
+                    "async ([total, each]) => { await window.__dynacuTime.run(total, each); "
+                    f"return ({settled})(); }}",
                     [total_ms, slice_ms],
                 )
                 return time.monotonic(), value
@@ -604,7 +602,7 @@ class Browser:
                 ended = time.monotonic()
             finally:
                 page.evaluate("() => window.__dynacuTime.hold()")
-            return ended, page.evaluate(after)
+            return ended, page.evaluate(settled)
 
         return self.call(run, timeout=seconds * (2.0 if paced else 10.0) + 30.0)
 
