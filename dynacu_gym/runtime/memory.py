@@ -3,12 +3,12 @@
 glibc serves an allocation of at least ``M_MMAP_THRESHOLD`` bytes (128 KiB at start) with a
 mapping of its own, unmapped when it is freed. But each time such a buffer is freed it raises
 the threshold to that buffer's size (up to 32 MiB): after the first freed screenshot, every
-later frame (2.7 MiB), PNG and audio chunk came from the heap and the threads' arenas instead,
-and what they left there when freed stayed with the process. An env's process held 655 MiB
-after an episode of B2 in ``aoi_interactive``, and 404 MiB with the threshold fixed (peak
-704 -> 584 MiB). The cost: each frame is a fresh mapping, its pages zeroed by the kernel. In
-paused time on D6 (``benchmarks/paused_time.py``) one env ran 28.0 -> 27.0 steps/s, and
-behind the RL adapters one env 19.6 -> 18.7 and a 2-env vector env 36.3 -> 32.8.
+later buffer up to that size (a 1280x720 frame is 2.7 MiB) came from the heap and the threads'
+arenas instead, and what it left there when freed stayed with the process. An env's process
+held 655 MiB after an episode of B2 in ``aoi_interactive``, and 404 MiB with the threshold
+fixed (peak 704 -> 584 MiB). The cost: each frame is a fresh mapping, its pages zeroed by
+the kernel. In paused time on D6 (``benchmarks/paused_time.py``) one env ran 28.0 -> 27.0
+steps/s, and behind the RL adapters one env 19.6 -> 18.7 and a 2-env vector env 36.3 -> 32.8.
 
 Setting the threshold with ``mallopt`` fixes it, and also stops its raising. Process-wide and
 idempotent; without glibc (musl, macOS) it does nothing.
@@ -21,7 +21,7 @@ import ctypes.util
 import threading
 
 M_MMAP_THRESHOLD = -3  # mallopt's parameter number, from glibc's malloc.h
-MMAP_THRESHOLD_BYTES = 256 * 1024  # a frame row's worth and more: every frame buffer is mapped
+MMAP_THRESHOLD_BYTES = 256 * 1024  # far below a frame (2.7 MiB): every frame buffer is mapped
 
 _done = False
 _lock = threading.Lock()
