@@ -165,11 +165,18 @@ def _bursts(*parts: tuple[float, float]) -> np.ndarray:
     return np.concatenate([_tone(s) * (a / 0.2) for s, a in parts])
 
 
-def _play(audio: np.ndarray, words: dict[float, str], cut_at: float | None = 0.25):
+def _play(
+    audio: np.ndarray,
+    words: dict[float, str],
+    cut_at: float | None = 0.25,
+    commit_agreed: bool = True,
+):
     """Play ``audio`` into a transcriber 50 ms at a time, as its thread polls; yield the
     seconds played and what it has after each poll."""
     activity = asr.VoiceActivity(sentence_end_silence_s=cut_at)
-    transcriber = asr.StreamingTranscriber(_Capture(audio), _Words(words), activity)
+    transcriber = asr.StreamingTranscriber(
+        _Capture(audio), _Words(words), activity, commit_agreed=commit_agreed
+    )
     chunk = int(0.05 * SAMPLE_RATE)
     for total in range(chunk, len(audio) + chunk, chunk):
         transcriber.capture.total = min(total, len(audio))
@@ -220,13 +227,75 @@ def test_unstable_text_follows_each_pause_and_a_quiet_decode_is_not_repeated():
     assert transcriber.snapshot()[0].stable and transcriber.recognizer.beams == [5, 5, 5]
 
 
-def test_by_default_the_pause_gives_unstable_text_and_the_utterance_end_commits():
+def test_without_agreement_the_pause_gives_unstable_text_and_the_utterance_end_commits():
     audio = _bursts((0.5, 0.1), (0.3, 0), (0.5, 0.2), (0.3, 0), (0.5, 0.3), (1.0, 0))
     seen, stable_at = {}, {}
     words = {0.1: "Hello", 0.2: "out there.", 0.3: "Next"}
-    for played, transcriber in _play(audio, words, cut_at=None):
+    for played, transcriber in _play(audio, words, cut_at=None, commit_agreed=False):
         for seg in transcriber.snapshot():
             (stable_at if seg.stable else seen).setdefault(seg.text, played)
     assert seen["Hello out there."] <= 1.3 + 0.2  # at the pause after it
     assert min(stable_at.values()) >= 2.1 + 0.6 - 0.05  # committed with "Next", at the end
     assert list(stable_at) == ["Hello out there.", "Next"]
+
+
+# "Hello", "out there.", "Next", "please.", 0.3 s apart (shorter than the silence that ends an
+# utterance), then silence: one utterance of two sentences.
+_TWO_SENTENCES = ((0.5, 0.1), (0.3, 0), (0.5, 0.2), (0.3, 0), (0.5, 0.3), (0.3, 0), (0.5, 0.4),
+                  (1.0, 0))  # fmt: skip
+_TWO_SENTENCES_WORDS = {0.1: "Hello", 0.2: "out there.", 0.3: "Next", 0.4: "please."}
+
+
+def test_a_sentence_two_pause_decodes_agree_on_is_committed_before_the_utterance_ends():
+    audio = _bursts(*_TWO_SENTENCES)
+    stable_at: dict[str, float] = {}
+    for played, transcriber in _play(audio, dict(_TWO_SENTENCES_WORDS), cut_at=None):
+        texts = [s.text for s in transcriber.snapshot()]
+        assert len(texts) == len(set(texts)), texts  # nothing committed is heard twice
+        for seg in transcriber.snapshot():
+            if seg.stable:
+                stable_at.setdefault(seg.text, played)
+    # Decoded at the pause after "out there." (1.3 s) and again after "Next" (2.1 s), where it
+    # is no longer the last sentence: committed then, not at the utterance's end (2.9 + 0.6).
+    assert stable_at["Hello out there."] <= 2.1 + 0.2
+    assert stable_at["Next please."] >= 2.9 + 0.6 - 0.05
+    assert [s.text for s in transcriber.snapshot()] == ["Hello out there.", "Next please."]
+    # The later decodes heard the whole utterance; what they read again was left out.
+    assert transcriber.recognizer.beams == [5, 5, 5, 5]
+
+
+def test_a_sentence_is_committed_only_once_two_decodes_read_it_alike():
+    audio = _bursts(*_TWO_SENTENCES)
+    stable_at: dict[str, float] = {}
+    for played, transcriber in _play(audio, dict(_TWO_SENTENCES_WORDS), cut_at=None):
+        if played >= 1.8:  # the decode after "Next" reads the sentence otherwise
+            transcriber.recognizer.words[0.2] = "out where."
+        for seg in transcriber.snapshot():
+            if seg.stable:
+                stable_at.setdefault(seg.text, played)
+    # 2.1 s: "Hello out where." against "Hello out there." before it; 2.9 s: alike.
+    assert "Hello out there." not in stable_at
+    assert 2.9 <= stable_at["Hello out where."] <= 2.9 + 0.2
+    assert [s.text for s in transcriber.snapshot()] == ["Hello out where.", "Next please."]
+
+
+def test_a_sentence_too_short_to_stand_alone_is_not_committed_by_agreement():
+    # "Seven." is no whole sentence by the pause rule (a digit read slowly): it waits for the
+    # utterance's end even though every decode reads it alike.
+    audio = _bursts((0.4, 0.1), (0.4, 0), (0.4, 0.2), (0.4, 0), (0.4, 0.3), (1.0, 0))
+    stable_at: dict[str, float] = {}
+    words = {0.1: "Seven.", 0.2: "eight", 0.3: "nine."}
+    for played, transcriber in _play(audio, words, cut_at=None):
+        for seg in transcriber.snapshot():
+            if seg.stable:
+                stable_at.setdefault(seg.text, played)
+    assert list(stable_at) == ["Seven.", "eight nine."]
+    assert stable_at["Seven."] >= 2.0 + 0.6 - 0.05
+
+
+def test_words_already_committed_are_left_out_by_their_middles():
+    transcriber = asr.StreamingTranscriber(_Capture(np.zeros(1, np.float32)), _Words({}))
+    transcriber._committed_until = 10.5
+    words = (Word(10.0, 10.4, " over."), Word(10.4, 10.8, " Next"), Word(10.8, 11.0, " one."))
+    kept = transcriber._uncommitted([asr._join(list(words[:2]), True), asr._join([words[2]], True)])
+    assert [s.text for s in kept] == ["Next", "one."] and kept[0].start == 10.4

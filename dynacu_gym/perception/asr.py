@@ -365,10 +365,14 @@ class StreamingTranscriber:
     goes on, the thread decodes it with the beam at each pause in the voice: that text is the
     unstable text at once, and is committed without a second decode if the utterance ends with
     no more voice (or, with ``sentence_end_silence_s``, as soon as a sentence it ends has had
-    that much quiet: what is said next is then a new utterance). Voice with no pause is decoded
-    greedily as it grows (at least ``tentative_every_s`` apart, and never more often than
-    twice the last pass took). A step only reads what the thread has: it never runs the model
-    itself.
+    that much quiet: what is said next is then a new utterance). With ``commit_agreed``, the
+    sentences on which two successive pause decodes of one utterance agree are committed at
+    once, all but the last of the later one (:meth:`_commit_agreement`): a sentence inside a
+    long utterance no longer waits for the utterance's end, and later decodes still hear the
+    whole utterance, leaving out only the words already committed. Voice with no pause is
+    decoded greedily as it grows (at least ``tentative_every_s`` apart, and never more often
+    than twice the last pass took). A step only reads what the thread has: it never runs the
+    model itself.
     """
 
     def __init__(
@@ -379,6 +383,7 @@ class StreamingTranscriber:
         poll_s: float = 0.05,
         tentative_every_s: float = 1.5,
         final_beam_size: int = 5,
+        commit_agreed: bool = True,
     ) -> None:
         self.capture = capture
         self.recognizer = recognizer
@@ -386,6 +391,7 @@ class StreamingTranscriber:
         self.poll_s = poll_s
         self.tentative_every_s = tentative_every_s
         self.final_beam_size = final_beam_size
+        self.commit_agreed = commit_agreed
         self.model_calls = 0  # transcriptions run (for tests: silence runs none)
         self.model_seconds = 0.0  # wall time spent in the model
         self._lock = threading.Lock()  # guards the fields below
@@ -397,6 +403,8 @@ class StreamingTranscriber:
         self._tentative_upto = 0
         # The open utterance decoded with the beam at a pause: (first, last voice, sentences).
         self._early: tuple[int, int, list[TimedSegment]] | None = None
+        # Monotonic time before which every word is committed: later decodes leave such out.
+        self._committed_until = float("-inf")
         self._last_pass_s = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -417,6 +425,7 @@ class StreamingTranscriber:
         with self._lock:
             self._committed, self._closed, self._tentative = [], [], []
             self._tentative_from, self._early = None, None
+            self._committed_until = float("-inf")
             self._restart(min(first, total))
         self.error = None
         self._stop.clear()
@@ -497,7 +506,7 @@ class StreamingTranscriber:
             else:
                 segments = self._transcribe(job[0], job[1], origin, stable=True)
             with self._lock:
-                self._committed.extend(segments)
+                self._committed.extend(self._uncommitted(segments))
                 self._closed.pop(0)
                 if self._tentative_from == job[0]:
                     self._tentative, self._tentative_from = [], None
@@ -524,7 +533,8 @@ class StreamingTranscriber:
             segments = self._transcribe(open_start, scanned, origin, stable=False)
             with self._lock:
                 if self._voice_start == open_start:
-                    self._tentative, self._tentative_from = segments, open_start
+                    self._tentative = self._uncommitted(segments)
+                    self._tentative_from = open_start
                     self._tentative_upto = scanned
 
     def _decode_pause(self, first: int, last_voice: int, scanned: int, origin: float) -> None:
@@ -533,13 +543,17 @@ class StreamingTranscriber:
         The text is the utterance's unstable text at once. Where the pause lasts
         ``sentence_end_silence_s`` and the text ends a sentence, it is committed (now, or at a
         later poll: :meth:`_transcribe_pending`); else it is kept, and committed as it is if
-        the utterance ends with no more voice. The step thread scans too, so while the model
-        ran the utterance may have closed or voice may have resumed.
+        the utterance ends with no more voice. With ``commit_agreed``, what this decode and the
+        previous one of the utterance agree on is committed first. The step thread scans too,
+        so while the model ran the utterance may have closed or voice may have resumed.
         """
         segments = self._transcribe(first, last_voice, origin, stable=True)
         with self._lock:
             if self._voice_start != first and (first, last_voice) not in self._closed:
                 return  # cut as too long meanwhile: the closed part is decoded as it was cut
+            segments = self._uncommitted(segments)
+            if self.commit_agreed and self._early is not None and self._early[0] == first:
+                segments = self._commit_agreement(self._uncommitted(self._early[2]), segments)
             self._early = (first, last_voice, segments)
             if self._voice_start == first:
                 self._tentative = [replace(seg, stable=False) for seg in segments]
@@ -548,6 +562,51 @@ class StreamingTranscriber:
                 again = self._resumed_after(last_voice)
                 gap = ((again if again is not None else self._scanned) - last_voice) / SAMPLE_RATE
                 self._cut_at_sentence_end(first, last_voice, segments, gap)
+
+    def _commit_agreement(
+        self, previous: list[TimedSegment], segments: list[TimedSegment]
+    ) -> list[TimedSegment]:
+        """Commit the sentences ``segments`` begins with that ``previous`` began with too.
+
+        ``previous`` is the last pause decode of the same utterance. Each sentence committed
+        is whole by :func:`_ends_sentence`'s rule and has the same words in both; the last of
+        ``segments`` never is (its end may still be open). Words before the gap after the last
+        one committed are left out of later decodes (:meth:`_uncommitted`). Returns the rest.
+        Called with the lock held.
+        """
+        agreed = 0
+        while (
+            agreed < min(len(previous), len(segments) - 1)
+            and _same_words(previous[agreed], segments[agreed])
+            and _ends_sentence([segments[agreed]])
+        ):
+            agreed += 1
+        if agreed == 0:
+            return segments
+        last, following = segments[agreed - 1], segments[agreed]
+        self._committed.extend(segments[:agreed])
+        self._committed_until = (last.end + max(last.end, following.start)) / 2
+        self._tentative = self._uncommitted(self._tentative)  # of an utterance closed meanwhile
+        return segments[agreed:]
+
+    def _uncommitted(self, segments: list[TimedSegment]) -> list[TimedSegment]:
+        """``segments`` without the words whose middle is before ``_committed_until``.
+
+        Called with the lock held.
+        """
+        until = self._committed_until
+        out = []
+        for seg in segments:
+            if not seg.words:
+                if (seg.start + seg.end) / 2 > until:
+                    out.append(seg)
+                continue
+            words = [w for w in seg.words if (w.start + w.end) / 2 > until]
+            if len(words) == len(seg.words):
+                out.append(seg)
+            elif words:
+                out.append(_join(words, seg.stable))
+        return out
 
     def _cut_at_sentence_end(
         self, first: int, last_voice: int, segments: list[TimedSegment], quiet_s: float
@@ -647,6 +706,11 @@ def _ends_sentence(segments: list[TimedSegment]) -> bool:
         return False
     text = segments[-1].text
     return len(text.split()) >= CUT_MIN_WORDS and not any(ch.isdigit() for ch in text)
+
+
+def _same_words(a: TimedSegment, b: TimedSegment) -> bool:
+    """Whether two decodes of a sentence read the same words (case and spacing aside)."""
+    return a.text.lower().split() == b.text.lower().split()
 
 
 def _onsets(audio: np.ndarray, t0: float, threshold: float, gap_s: float = 0.15) -> list[float]:
