@@ -138,10 +138,12 @@ class _Words:
     notes each call's beam."""
 
     def __init__(self, words: dict[float, str]) -> None:
-        self.words, self.beams = words, []
+        self.words, self.beams, self.windows = words, [], []
 
-    def transcribe(self, audio, word_timestamps, beam_size, redecode_skipped):
+    def transcribe(self, audio, word_timestamps, beam_size, redecode_skipped,
+                   window_padding_frames):  # fmt: skip
         self.beams.append(beam_size)
+        self.windows.append(window_padding_frames)
         rms = asr._frame_rms(audio)
         voiced = np.append(rms > 0.05, False)
         found, start = [], None
@@ -170,10 +172,11 @@ def _play(
     words: dict[float, str],
     cut_at: float | None = 0.25,
     commit_agreed: bool = True,
+    quick_look: bool = False,
 ):
     """Play ``audio`` into a transcriber 50 ms at a time, as its thread polls; yield the
     seconds played and what it has after each poll."""
-    activity = asr.VoiceActivity(sentence_end_silence_s=cut_at)
+    activity = asr.VoiceActivity(sentence_end_silence_s=cut_at, quick_look=quick_look)
     transcriber = asr.StreamingTranscriber(
         _Capture(audio), _Words(words), activity, commit_agreed=commit_agreed
     )
@@ -299,3 +302,42 @@ def test_words_already_committed_are_left_out_by_their_middles():
     words = (Word(10.0, 10.4, " over."), Word(10.4, 10.8, " Next"), Word(10.8, 11.0, " one."))
     kept = transcriber._uncommitted([asr._join(list(words[:2]), True), asr._join([words[2]], True)])
     assert [s.text for s in kept] == ["Next", "one."] and kept[0].start == 10.4
+
+
+def test_a_window_is_cut_after_its_audio_with_some_padding_kept():
+    features = np.zeros((80, 3000), np.float32)
+    features[:, :432] = 0.3  # 4.32 s of audio, then pad_or_trim's zeros
+    features[5, 431] = 0.0  # a zero inside the audio is no padding
+    assert asr._without_padding(features, 1000).shape == (80, 1500)  # 432 + 1000, rounded up
+    assert asr._without_padding(features[None], 300).shape == (1, 80, 800)
+    full = np.full((80, 3000), 0.3, np.float32)
+    assert asr._without_padding(full, 1000) is full  # a full window is left whole
+
+
+def test_a_decode_is_given_a_short_window_only_where_it_asks_for_one():
+    seen = []
+
+    class Model:
+        def encode(self, features):
+            seen.append(features.shape[-1])
+
+    model = asr._short_window_model(Model)()
+    features = np.zeros((80, 3000), np.float32)
+    features[:, :200] = 0.3
+    with asr._window_padding(1000):
+        model.encode(features)
+        with asr._window_padding(None):
+            model.encode(features)
+        model.encode(features)
+    model.encode(features)
+    assert seen == [1200, 3000, 1200, 3000]
+
+
+def test_a_pause_is_read_greedily_in_a_short_window_before_the_beam_reads_it():
+    audio = _bursts(*_TWO_SENTENCES)
+    *_, (_, transcriber) = _play(audio, dict(_TWO_SENTENCES_WORDS), None, quick_look=True)
+    assert [s.text for s in transcriber.snapshot()] == ["Hello out there.", "Next please."]
+    # At each of the four pauses: greedy in a short window, then the beam in whole windows.
+    quick, beam = (1, asr.WINDOW_PADDING_FRAMES), (5, None)
+    recognizer = transcriber.recognizer
+    assert list(zip(recognizer.beams, recognizer.windows, strict=True)) == [quick, beam] * 4
