@@ -440,15 +440,14 @@ class StreamingTranscriber:
     Utterances are cut by energy, so silence costs nothing (no model call). While an utterance
     goes on, the thread decodes it with the beam at each pause in the voice (with the activity's
     ``quick_look``, after a greedy decode in a short window, the unstable text meanwhile): that
-    text is the unstable text then, and is committed
-    without a second decode if the utterance ends with no more voice (or, with
-    ``sentence_end_silence_s``, as soon as a sentence it ends has had that much quiet: what is
-    said next is then a new utterance). With ``commit_agreed``, the
-    sentences on which two successive pause decodes of one utterance agree are committed at
-    once, all but the last of the later one (:meth:`_commit_agreement`): a sentence inside a
-    long utterance no longer waits for the utterance's end, and later decodes still hear the
-    whole utterance, leaving out only the words already committed. Voice with no pause is
-    decoded greedily as it grows (at least ``tentative_every_s`` apart,
+    text is the unstable text then, and is committed without a second decode if the utterance
+    ends with no more voice (or, with ``sentence_end_silence_s``, as soon as a sentence it ends
+    has had that much quiet: what is said next is then a new utterance). With
+    ``commit_agreed``, the sentences on which two successive pause decodes of one utterance
+    agree are committed at once, all but the last of the later one (:meth:`_commit_agreement`):
+    a sentence inside a long utterance no longer waits for the utterance's end, and later
+    decodes still hear the whole utterance, leaving out only the words already committed.
+    Voice with no pause is decoded greedily as it grows (at least ``tentative_every_s`` apart,
     and never more often than twice the last pass took). A step only reads what the thread
     has: it never runs the model itself.
     """
@@ -639,7 +638,7 @@ class StreamingTranscriber:
                 return  # cut as too long meanwhile: the closed part is decoded as it was cut
             segments = self._uncommitted(segments)
             if self.commit_agreed and self._early is not None and self._early[0] == first:
-                segments = self._commit_agreement(self._uncommitted(self._early[2]), segments)
+                segments = self._commit_agreement(self._early[2], segments)
             self._early = (first, last_voice, segments)
             if self._voice_start == first:
                 self._tentative = [replace(seg, stable=False) for seg in segments]
@@ -654,7 +653,8 @@ class StreamingTranscriber:
     ) -> list[TimedSegment]:
         """Commit the sentences ``segments`` begins with that ``previous`` began with too.
 
-        ``previous`` is the last pause decode of the same utterance. Each sentence committed
+        ``previous`` is the last pause decode of the same utterance, stored without what was
+        committed (the boundary moves only here, before it is replaced). Each sentence committed
         is whole by :func:`_ends_sentence`'s rule and has the same words in both; the last of
         ``segments`` never is (its end may still be open). Words before the gap after the last
         one committed are left out of later decodes (:meth:`_uncommitted`). Returns the rest.

@@ -40,16 +40,16 @@ def give_back_large_buffers() -> bool:
     """Fix glibc's mmap threshold, top pad and trim threshold (above), once per process.
 
     Returns:
-        Whether the threshold is fixed (False where the C library is not glibc).
+        Whether all three are set (False where the C library is not glibc).
     """
     global _done
     with _lock:
         if not _done:
-            _done = _set_threshold()
+            _done = _set_options()
         return _done
 
 
-def _set_threshold() -> bool:
+def _set_options() -> bool:
     name = ctypes.util.find_library("c")
     if name is None:
         return False
